@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Swift 6 language mode everywhere, with the upcoming features of the house style switched on.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+func module(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+}
+
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+}
+
+let package = Package(
+    name: "AttestGate",
+    products: [
+        .executable(name: "bootstrap", targets: ["bootstrap"]),
+        .executable(name: "attestgate", targets: ["attestgate"]),
+    ],
+    targets: [
+        // C layer: system libraries (modulemap + header only) and one compiled shim target.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]
+        ),
+        .target(name: "CShims", dependencies: ["COpenSSL", "CCurl"]),
+
+        // Foundations shared by every layer above the C wrappers.
+        module("AttestCore", []),
+        module("Crypto", ["COpenSSL", "CShims", "AttestCore"]),
+        module("HTTPClient", ["CCurl", "CShims", "AttestCore"]),
+
+        // Protocols and verifiers, each alone with the fewest dependencies.
+        module("CBOR", []),
+        module("SigV4", ["Crypto"]),
+        module("AppAttest", ["CBOR", "Crypto", "AttestCore"]),
+        module("DynamoDB", ["SigV4", "HTTPClient", "Crypto", "AttestCore"]),
+        module("PlayIntegrity", ["Crypto", "HTTPClient", "AttestCore"]),
+        module("DeviceCheck", ["Crypto", "HTTPClient", "AttestCore"]),
+
+        // The three layers, then the Lambda runtime and the app that wires them.
+        module(
+            "Gate",
+            ["AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]
+        ),
+        module("LambdaRuntime", ["HTTPClient", "AttestCore"]),
+        module("App", ["Gate", "LambdaRuntime", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]),
+        .executableTarget(name: "bootstrap", dependencies: ["App", "LambdaRuntime"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "attestgate",
+            dependencies: ["App", "AppAttest", "DynamoDB", "Crypto", "AttestCore"],
+            swiftSettings: strictSettings
+        ),
+
+        // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
+        module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
+
+        tests("CryptoTests", ["Crypto", "AttestCore"]),
+        tests("AttestCoreTests", ["AttestCore"]),
+    ]
+)

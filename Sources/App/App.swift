@@ -1,0 +1,1 @@
+// The App module; see docs/architecture.md.

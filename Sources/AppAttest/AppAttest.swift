@@ -1,0 +1,1 @@
+// The AppAttest module; see docs/architecture.md.

@@ -1,0 +1,105 @@
+internal import Glibc
+internal import Synchronization
+
+/// A structured logger that writes one JSON object per line.
+///
+/// Messages are static text; everything variable goes into fields, which are serialised as JSON values,
+/// so a client-controlled string can never break out of its field or forge another one. Evidence,
+/// tokens, keys and secrets are never logged: callers log reason slugs and lengths instead.
+public struct Logger: Sendable {
+    /// Severity, ordered from least to most severe.
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The name used in `LOG_LEVEL` and in the `level` field.
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        /// Parses a `LOG_LEVEL` value (case-insensitive); nil when it is not a level name.
+        public init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+    }
+
+    /// The least severe level that is written.
+    public var level: Level
+    /// Fields attached to every line (the invocation's `requestId`, for example).
+    public var metadata: [String: JSONValue]
+    private let sink: any LogSink
+
+    public init(level: Level = .info, metadata: [String: JSONValue] = [:], sink: any LogSink = StandardErrorSink()) {
+        self.level = level
+        self.metadata = metadata
+        self.sink = sink
+    }
+
+    /// A copy of this logger that adds `value` under `key` on every line.
+    public func with(_ key: String, _ value: JSONValue) -> Logger {
+        var copy = self
+        copy.metadata[key] = value
+        return copy
+    }
+
+    /// Writes one line if `level` is enabled. `fields` override metadata of the same name.
+    public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
+        guard level >= self.level else { return }
+        var object = metadata
+        for (key, value) in fields { object[key] = value }
+        object["level"] = .string(level.name)
+        object["message"] = .string(message)
+        sink.write(line: JSONValue.object(object).serialized)
+    }
+
+    public func debug(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.debug, message, fields) }
+    public func info(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.info, message, fields) }
+    public func warning(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.warning, message, fields) }
+    public func error(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.error, message, fields) }
+}
+
+/// Where log lines go. Each call carries one complete line without its newline.
+public protocol LogSink: Sendable {
+    /// Writes `line` followed by a newline, atomically with respect to other lines.
+    func write(line: String)
+}
+
+/// Writes to standard error with one `write(2)` per line, which Lambda forwards to CloudWatch Logs.
+public struct StandardErrorSink: LogSink {
+    public init() {}
+
+    public func write(line: String) {
+        var bytes = Array(line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Keeps every line in memory; tests read them back.
+public final class CapturingLogSink: LogSink {
+    private let storage = Mutex<[String]>([])
+
+    public init() {}
+
+    public func write(line: String) { storage.withLock { $0.append(line) } }
+
+    /// Every line written so far.
+    public var lines: [String] { storage.withLock { $0 } }
+
+    /// Every line written so far, parsed.
+    public var objects: [JSONValue] { lines.compactMap { try? JSONValue.parse(Array($0.utf8)) } }
+}

@@ -1,0 +1,1 @@
+// The CBOR module; see docs/architecture.md.

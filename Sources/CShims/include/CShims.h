@@ -1,0 +1,30 @@
+// Thin pass-throughs for the C APIs Swift cannot call: variadic functions, function-like macros and
+// the typed OpenSSL stack helpers. No logic lives here; every symbol carries the `cshim_` prefix.
+#ifndef ATTESTGATE_CSHIMS_H
+#define ATTESTGATE_CSHIMS_H
+
+#include <curl/curl.h>
+#include <openssl/crypto.h>
+#include <openssl/x509.h>
+#include <stddef.h>
+
+// MARK: libcurl (curl_easy_setopt / curl_easy_getinfo are variadic)
+CURLcode cshim_curl_setopt_long(CURL *_Nonnull handle, CURLoption option, long value);
+CURLcode cshim_curl_setopt_ptr(CURL *_Nonnull handle, CURLoption option, const void *_Nullable value);
+CURLcode cshim_curl_setopt_off_t(CURL *_Nonnull handle, CURLoption option, curl_off_t value);
+typedef size_t (*cshim_curl_data_cb)(char *_Nonnull ptr, size_t size, size_t nmemb, void *_Nullable userdata);
+CURLcode cshim_curl_setopt_write_cb(CURL *_Nonnull handle, cshim_curl_data_cb _Nonnull callback);
+CURLcode cshim_curl_setopt_header_cb(CURL *_Nonnull handle, cshim_curl_data_cb _Nonnull callback);
+CURLcode cshim_curl_getinfo_long(CURL *_Nonnull handle, CURLINFO info, long *_Nonnull value);
+CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);
+curl_version_info_data *_Nonnull cshim_curl_version_info_now(void);
+
+// MARK: OpenSSL macros and typed stacks
+void cshim_OPENSSL_free(void *_Nullable ptr);
+STACK_OF(X509) *_Nullable cshim_sk_X509_new_null(void);
+int cshim_sk_X509_push(STACK_OF(X509) *_Nonnull stack, X509 *_Nonnull cert);
+void cshim_sk_X509_pop_free(STACK_OF(X509) *_Nullable stack);
+int cshim_sk_X509_num(const STACK_OF(X509) *_Nullable stack);
+X509 *_Nullable cshim_sk_X509_value(const STACK_OF(X509) *_Nonnull stack, int index);
+
+#endif

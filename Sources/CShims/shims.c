@@ -1,0 +1,59 @@
+#include "CShims.h"
+
+_Static_assert(sizeof(long) == 8, "AttestGate targets LP64 Linux only");
+
+CURLcode cshim_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode cshim_curl_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode cshim_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode cshim_curl_setopt_write_cb(CURL *handle, cshim_curl_data_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+
+CURLcode cshim_curl_setopt_header_cb(CURL *handle, cshim_curl_data_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+}
+
+CURLcode cshim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode cshim_curl_getinfo_ptr(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+curl_version_info_data *cshim_curl_version_info_now(void) {
+    return curl_version_info(CURLVERSION_NOW);
+}
+
+void cshim_OPENSSL_free(void *ptr) {
+    OPENSSL_free(ptr);
+}
+
+STACK_OF(X509) *cshim_sk_X509_new_null(void) {
+    return sk_X509_new_null();
+}
+
+int cshim_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) {
+    return sk_X509_push(stack, cert);
+}
+
+void cshim_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
+}
+
+int cshim_sk_X509_num(const STACK_OF(X509) *stack) {
+    return sk_X509_num(stack);
+}
+
+X509 *cshim_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}

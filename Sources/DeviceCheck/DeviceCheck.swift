@@ -1,0 +1,1 @@
+// The DeviceCheck module; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// The DynamoDB module; see docs/architecture.md.

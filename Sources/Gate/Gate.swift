@@ -1,0 +1,1 @@
+// The Gate module; see docs/architecture.md.

@@ -1,0 +1,32 @@
+/// Why an HTTP exchange produced no usable response.
+///
+/// Equality uses only `reason`; `detail` (libcurl's message) is for logs.
+public struct HTTPError: Error, Hashable, CustomStringConvertible {
+    /// A bounded reason slug, safe for metrics.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        public let slug: String
+        private init(_ slug: String) { self.slug = slug }
+        public var description: String { slug }
+
+        public static let timeout = Reason("http.timeout")
+        public static let connectFailed = Reason("http.connect_failed")
+        public static let tlsFailed = Reason("http.tls_failed")
+        public static let responseTooLarge = Reason("http.response_too_large")
+        public static let connectionReset = Reason("http.connection_reset")
+        public static let invalidURL = Reason("http.invalid_url")
+        public static let protocolRefused = Reason("http.protocol_refused")
+        public static let failed = Reason("http.failed")
+    }
+
+    public let reason: Reason
+    public let detail: String
+
+    public init(_ reason: Reason, detail: String = "") {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    public static func == (lhs: HTTPError, rhs: HTTPError) -> Bool { lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
+    public var description: String { detail.isEmpty ? reason.slug : "\(reason.slug): \(detail)" }
+}

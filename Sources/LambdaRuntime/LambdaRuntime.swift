@@ -1,0 +1,1 @@
+// The LambdaRuntime module; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// The PlayIntegrity module; see docs/architecture.md.

@@ -1,0 +1,1 @@
+// The SigV4 module; see docs/architecture.md.

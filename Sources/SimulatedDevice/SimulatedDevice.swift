@@ -1,0 +1,1 @@
+// The SimulatedDevice module; see docs/architecture.md.

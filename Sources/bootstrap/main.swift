@@ -1,0 +1,1 @@
+// The Lambda custom runtime entry point (filled in by the runtime issue).

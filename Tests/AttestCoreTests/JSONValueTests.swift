@@ -1,0 +1,46 @@
+import Testing
+
+@testable import AttestCore
+
+@Suite struct JSONValueTests {
+    @Test func parsesAndSerialisesWithSortedKeys() throws {
+        let value = try JSONValue.parse(Array(#"{"b":[1,2.5,true,null],"a":"x\"y"}"#.utf8))
+        #expect(value.serialized == #"{"a":"x\"y","b":[1,2.5,true,null]}"#)
+    }
+
+    @Test func escapesControlCharactersSoALogLineCannotBeSplit() {
+        let value = JSONValue.object(["path": .string("/a\n{\"level\":\"error\"}\u{01}")])
+        #expect(value.serialized == #"{"path":"/a\n{\"level\":\"error\"}\u0001"}"#)
+        #expect(!value.serialized.contains("\n"))
+    }
+
+    @Test func rejectsMalformedJSON() {
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array("{\"a\":".utf8)) }
+    }
+
+    @Test func base64URLRoundTripsAndRejectsStandardAlphabet() {
+        let bytes: [UInt8] = [0xfb, 0xff, 0xfe, 0x01]
+        let text = Bytes.base64URL(bytes)
+        #expect(text == "-__-AQ")
+        #expect(Bytes.fromBase64URL(text) == bytes)
+        #expect(Bytes.fromBase64URL("+//+AQ") == nil)
+    }
+
+    @Test func hexRoundTrips() {
+        #expect(Bytes.fromHex("00ff10Ab") == [0x00, 0xff, 0x10, 0xab])
+        #expect(Bytes.fromHex("abc") == nil)
+        #expect(Bytes.hex([0x00, 0xff]) == "00ff")
+    }
+
+    @Test func loggerWritesOneJSONObjectPerLineWithMetadata() throws {
+        let sink = CapturingLogSink()
+        let logger = Logger(level: .info, sink: sink).with("requestId", .string("r-1"))
+        logger.debug("hidden")
+        logger.warning("key rebound", ["device": .string("…abc")])
+        #expect(sink.lines.count == 1)
+        let line = try #require(sink.objects.first)
+        #expect(line["requestId"] == .string("r-1"))
+        #expect(line["level"] == .string("warning"))
+        #expect(line["message"] == .string("key rebound"))
+    }
+}
