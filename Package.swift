@@ -66,7 +66,11 @@ let package = Package(
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
 
+        // Fakes and loopback servers shared by the test targets (never linked into a product).
+        module("TestSupport", ["HTTPClient", "AttestCore"]),
+
         tests("CryptoTests", ["Crypto", "AttestCore"]),
         tests("AttestCoreTests", ["AttestCore"]),
+        tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
     ]
 )

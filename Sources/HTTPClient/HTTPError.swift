@@ -15,6 +15,7 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible {
         public static let connectionReset = Reason("http.connection_reset")
         public static let invalidURL = Reason("http.invalid_url")
         public static let protocolRefused = Reason("http.protocol_refused")
+        public static let invalidHeader = Reason("http.invalid_header")
         public static let failed = Reason("http.failed")
     }
 

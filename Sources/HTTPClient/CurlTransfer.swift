@@ -1,0 +1,79 @@
+internal import CCurl
+internal import CShims
+
+/// What one transfer collects while libcurl runs it; reached from the C callbacks through `userdata`.
+///
+/// Used only on the handle's queue during `curl_easy_perform`; the callbacks copy bytes out and never
+/// keep libcurl's pointers.
+final class CurlTransfer {
+    let maxBodyBytes: Int
+    /// Response header bytes are bounded too, so a server cannot grow memory through headers.
+    let maxHeaderBytes: Int
+    var body: [UInt8] = []
+    var headerLines: [String] = []
+    var headerBytes = 0
+    var bodyTooLarge = false
+    var headersTooLarge = false
+
+    init(maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderBytes = maxHeaderBytes
+    }
+
+    /// Response headers of the final response (interim `100 Continue` blocks are discarded).
+    var headers: [HTTPHeader] {
+        headerLines.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].trimmingWhitespace()
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
+            return name.isEmpty ? nil : HTTPHeader(String(name), String(value))
+        }
+    }
+
+    /// `CURLOPT_WRITEFUNCTION`: appends body bytes; returning anything but `size * nmemb` aborts the
+    /// transfer with `CURLE_WRITE_ERROR`, which is how the size cap is enforced while data arrives.
+    static let writeCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let length = size * count
+        guard transfer.body.count + length <= transfer.maxBodyBytes else {
+            transfer.bodyTooLarge = true
+            return 0
+        }
+        pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+            transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        }
+        return length
+    }
+
+    /// `CURLOPT_HEADERFUNCTION`: one call per header line, status lines included.
+    static let headerCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let length = size * count
+        transfer.headerBytes += length
+        guard transfer.headerBytes <= transfer.maxHeaderBytes else {
+            transfer.headersTooLarge = true
+            return 0
+        }
+        let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        if line.hasPrefix("HTTP/") {
+            transfer.headerLines.removeAll()  // a new response starts (after 1xx)
+        } else if !line.trimmingWhitespace().isEmpty {
+            transfer.headerLines.append(line)
+        }
+        return length
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingWhitespace() -> Substring {
+        // "\r\n" is one Character (a grapheme cluster), so compare on whitespace, not on single bytes.
+        let isSpace: (Character) -> Bool = { $0.isWhitespace }
+        guard let start = firstIndex(where: { !isSpace($0) }) else { return Substring() }
+        let end = lastIndex(where: { !isSpace($0) })!
+        return Substring(self[start...end])
+    }
+}

@@ -1,0 +1,171 @@
+internal import AttestCore
+internal import CCurl
+internal import CShims
+internal import Dispatch
+
+/// The real `HTTPTransport`: libcurl easy handles, one per in-flight request.
+///
+/// - Handles come from a small pool and are reused one request after another (`curl_easy_reset`
+///   between uses) so keep-alive connections survive; no handle is ever used by two threads.
+/// - `curl_easy_perform` runs on the handle's own dispatch queue and resumes a continuation; Swift's
+///   cooperative pool never blocks on the network.
+/// - Every handle: `CURLOPT_NOSIGNAL`, redirects off, protocols restricted to https (http only to
+///   loopback), the system CA bundle, connect and total timeouts from the request, and the response
+///   size cap enforced in the write callback.
+public struct CurlTransport: HTTPTransport {
+    private let pool: CurlHandlePool
+    private let caBundlePath: String?
+
+    /// - Parameters:
+    ///   - caBundlePath: PEM bundle of trusted CAs; nil finds the system bundle (Debian, Amazon Linux).
+    ///   - poolCapacity: how many idle handles (and their connections) are kept between requests.
+    public init(caBundlePath: String? = nil, poolCapacity: Int = 4) {
+        CurlGlobal.ensureInitialised()
+        self.pool = CurlHandlePool(capacity: poolCapacity)
+        self.caBundlePath = caBundlePath ?? CAInfo.systemBundlePath()
+    }
+
+    /// Calls `curl_global_init` now. `bootstrap` does this first, before any other thread exists.
+    public static func globalInit() {
+        CurlGlobal.ensureInitialised()
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let target = try URLPolicy.check(request.url)
+        try Self.checkHeaders(request.headers)
+        let handle = pool.take()
+        defer { pool.giveBack(handle) }
+        let caBundlePath = self.caBundlePath
+        return try await withCheckedThrowingContinuation { continuation in
+            handle.queue.async {
+                continuation.resume(
+                    with: Result { () throws(HTTPError) -> HTTPResponse in
+                        try Self.perform(request, target: target, caBundlePath: caBundlePath, on: handle)
+                    }
+                )
+            }
+        }
+    }
+
+    /// Configures `handle` for `request` and runs it; blocking, so only ever called on the handle's queue.
+    private static func perform(
+        _ request: HTTPRequest,
+        target: URLPolicy.Target,
+        caBundlePath: String?,
+        on handle: CurlEasyHandle
+    ) throws(HTTPError) -> HTTPResponse {
+        let curl = handle.raw
+        let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes)
+        let headerList = CurlStringList(headerLines(for: request))
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        set(curl, CURLOPT_NOSIGNAL, 1)
+        set(curl, CURLOPT_FOLLOWLOCATION, 0)
+        setString(curl, CURLOPT_URL, request.url)
+        setProtocols(curl, target.allowedProtocols)
+        if target.scheme == "https", let caBundlePath { setString(curl, CURLOPT_CAINFO, caBundlePath) }
+        set(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
+        set(curl, CURLOPT_TIMEOUT_MS, request.timeout.map(milliseconds) ?? 0)
+        check(cshim_curl_setopt_off_t(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
+        setMethodAndBody(curl, request)
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_HTTPHEADER, headerList.raw))
+        check(cshim_curl_setopt_write_cb(curl, CurlTransfer.writeCallback))
+        check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
+
+        let (code, message) = errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress))
+            let code = withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) }
+            // The buffer is only valid inside this closure: unset it before it goes away.
+            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, nil))
+            return (code, String(cString: buffer.baseAddress!))
+        }
+        guard code == CURLE_OK else { throw HTTPError.from(code, transfer: transfer, message: message) }
+
+        var status = 0
+        check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))
+        return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
+    }
+
+    /// Header names and values go to the wire verbatim: CR, LF or NUL would split or forge lines.
+    private static func checkHeaders(_ headers: [HTTPHeader]) throws(HTTPError) {
+        for header in headers {
+            let forbidden: (UInt8) -> Bool = { $0 == 0x0d || $0 == 0x0a || $0 == 0 }
+            let nameOK =
+                !header.name.isEmpty && !header.name.utf8.contains { forbidden($0) || $0 == 0x3a || $0 == 0x20 }
+            guard nameOK, !header.value.utf8.contains(where: forbidden) else {
+                throw HTTPError(.invalidHeader, detail: "header name or value with a forbidden byte")
+            }
+        }
+    }
+
+    private static func headerLines(for request: HTTPRequest) -> [String] {
+        var lines = request.headers.map { "\($0.name): \($0.value)" }
+        let names = Set(request.headers.map { $0.name.lowercased() })
+        // Suppress libcurl's own defaults: no `Expect: 100-continue` round trip, and no
+        // `application/x-www-form-urlencoded` label on bodies we did not label ourselves.
+        if !names.contains("expect") { lines.append("Expect:") }
+        if !names.contains("content-type") { lines.append("Content-Type:") }
+        return lines
+    }
+
+    private static func setMethodAndBody(_ curl: UnsafeMutableRawPointer, _ request: HTTPRequest) {
+        let method = request.method.uppercased()
+        switch method {
+        case "GET" where request.body.isEmpty:
+            set(curl, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            set(curl, CURLOPT_NOBODY, 1)
+        default:
+            // POSTFIELDS is the one string option libcurl does not copy; COPYPOSTFIELDS does, after
+            // POSTFIELDSIZE_LARGE says how many bytes (so a body may contain NUL bytes).
+            check(cshim_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            request.body.withUnsafeBytes { bytes in
+                let empty: [UInt8] = [0]
+                empty.withUnsafeBytes { fallback in
+                    let pointer = bytes.count == 0 ? fallback.baseAddress : bytes.baseAddress
+                    check(cshim_curl_setopt_ptr(curl, CURLOPT_COPYPOSTFIELDS, pointer))
+                }
+            }
+            if method != "POST" { setString(curl, CURLOPT_CUSTOMREQUEST, method) }
+        }
+    }
+
+    /// `CURLOPT_PROTOCOLS_STR` needs libcurl 7.85; older libraries (Amazon Linux 2's) get the bitmask.
+    private static func setProtocols(_ curl: UnsafeMutableRawPointer, _ protocols: String) {
+        let rc = protocols.withCString { cshim_curl_setopt_ptr(curl, CURLOPT_PROTOCOLS_STR, $0) }
+        let redirect = protocols.withCString { cshim_curl_setopt_ptr(curl, CURLOPT_REDIR_PROTOCOLS_STR, $0) }
+        if rc == CURLE_UNKNOWN_OPTION || redirect == CURLE_UNKNOWN_OPTION {
+            let mask = protocols == "http" ? Int(CURLPROTO_HTTP) : Int(CURLPROTO_HTTPS)
+            set(curl, CURLOPT_PROTOCOLS, mask)
+            set(curl, CURLOPT_REDIR_PROTOCOLS, mask)
+        } else {
+            check(rc)
+            check(redirect)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        // 0 means "no timeout" to libcurl; a zero or negative budget must still time out at once.
+        return max(1, Int(clamping: total))
+    }
+
+    private static func set(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
+        check(cshim_curl_setopt_long(curl, option, value))
+    }
+
+    private static func setString(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+        // String options are copied by libcurl (since 7.17.0), so the pointer may go away afterwards.
+        check(value.withCString { cshim_curl_setopt_ptr(curl, option, $0) })
+    }
+
+    /// A failing setopt/getinfo is a programmer error (unknown option, wrong type), not a network
+    /// failure: stop loudly, as NIO does for errnos that must not happen.
+    private static func check(_ code: CURLcode, _ operation: StaticString = #function) {
+        precondition(code == CURLE_OK, "libcurl \(operation) failed: \(code.rawValue)")
+    }
+}

@@ -1,0 +1,64 @@
+internal import CCurl
+
+/// Which URLs an outbound request may reach: https anywhere, plain http only on loopback
+/// (the Lambda Runtime API, local fakes and moto).
+///
+/// The URL is split by libcurl's own parser (`curl_url(3)`), so the host we check is the host libcurl
+/// will connect to; `http://localhost@evil.example/` or `http://127.0.0.1.evil.example/` are refused.
+struct URLPolicy {
+    /// The scheme and host of an accepted URL.
+    struct Target: Equatable {
+        var scheme: String
+        var host: String
+        var isLoopback: Bool
+        /// The value for `CURLOPT_PROTOCOLS_STR`: exactly the one protocol this request may use.
+        var allowedProtocols: String { scheme }
+    }
+
+    /// Parses `url` and applies the policy.
+    /// - Throws: `HTTPError` `http.invalid_url` when it does not parse, `http.protocol_refused` for any
+    ///   scheme other than https, or for http to a host that is not loopback.
+    static func check(_ url: String) throws(HTTPError) -> Target {
+        guard let handle = curl_url() else { throw HTTPError(.failed, detail: "curl_url: out of memory") }
+        defer { curl_url_cleanup(handle) }
+        let rc = curl_url_set(handle, CURLUPART_URL, url, 0)
+        guard rc == CURLUE_OK else {
+            throw HTTPError(.invalidURL, detail: "curl_url_set: \(rc.rawValue)")
+        }
+        guard let scheme = part(handle, CURLUPART_SCHEME)?.lowercased() else {
+            throw HTTPError(.invalidURL, detail: "URL without scheme")
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw HTTPError(.protocolRefused, detail: "scheme \(scheme) refused")
+        }
+        guard let host = part(handle, CURLUPART_HOST)?.lowercased(), !host.isEmpty else {
+            throw HTTPError(.invalidURL, detail: "URL without host")
+        }
+        let loopback = isLoopback(host: host)
+        switch scheme {
+        case "https": return Target(scheme: scheme, host: host, isLoopback: loopback)
+        case "http" where loopback: return Target(scheme: scheme, host: host, isLoopback: true)
+        default: throw HTTPError(.protocolRefused, detail: "scheme \(scheme) refused for this host")
+        }
+    }
+
+    /// `localhost`, any address in 127.0.0.0/8 written as a dotted quad, or `[::1]`.
+    static func isLoopback(host: String) -> Bool {
+        if host == "localhost" || host == "[::1]" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4 else { return false }
+        for octet in octets {
+            guard (1...3).contains(octet.count), octet.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int(octet), value <= 255
+            else { return false }
+        }
+        return octets[0] == "127"
+    }
+
+    private static func part(_ handle: OpaquePointer, _ what: CURLUPart) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard curl_url_get(handle, what, &value, 0) == CURLUE_OK, let value else { return nil }
+        defer { curl_free(value) }
+        return String(cString: value)
+    }
+}

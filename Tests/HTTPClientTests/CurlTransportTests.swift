@@ -1,0 +1,161 @@
+import HTTPClient
+import TestSupport
+import Testing
+
+@Suite struct CurlTransportTests {
+    let transport = CurlTransport()
+
+    @Test func getReturnsStatusHeadersAndBody() async throws {
+        let server = try LoopbackHTTPServer { request in
+            .respond(status: 200, headers: [("X-Echo-Path", request.path)], body: Array("hello".utf8))
+        }
+        defer { server.stop() }
+        let response = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL + "/a?b=c"))
+        #expect(response.status == 200)
+        #expect(response.body == Array("hello".utf8))
+        #expect(response.header("x-echo-path") == "/a?b=c")
+    }
+
+    @Test func postSendsBodyAndHeadersWithoutCurlDefaults() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 201) }
+        defer { server.stop() }
+        let body: [UInt8] = [0x7b, 0x00, 0x7d, 0xff]  // NUL and non-UTF-8 bytes survive
+        let request = HTTPRequest(
+            method: "POST",
+            url: server.baseURL + "/post",
+            headers: [HTTPHeader("X-Api-Key", "k1")],
+            body: body
+        )
+        let response = try await transport.send(request)
+        #expect(response.status == 201)
+        let received = try #require(server.requests.first)
+        #expect(received.method == "POST")
+        #expect(received.body == body)
+        #expect(received.header("x-api-key") == "k1")
+        #expect(received.header("expect") == nil)
+        #expect(received.header("content-type") == nil)
+    }
+
+    @Test func putUsesItsMethod() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 204) }
+        defer { server.stop() }
+        let response = try await transport.send(
+            HTTPRequest(method: "PUT", url: server.baseURL + "/x", body: Array("{}".utf8))
+        )
+        #expect(response.status == 204)
+        #expect(server.requests.first?.method == "PUT")
+    }
+
+    @Test func serverErrorsAreResponsesNotThrows() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 503, body: Array("busy".utf8)) }
+        defer { server.stop() }
+        let response = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        #expect(response.status == 503)
+        #expect(response.body == Array("busy".utf8))
+    }
+
+    @Test func totalTimeoutCutsAHangingServer() async throws {
+        let server = try LoopbackHTTPServer { _ in .hang(seconds: 10) }
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: HTTPError(.timeout)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: .milliseconds(300)))
+        }
+        #expect(clock.now - start < .seconds(3))
+    }
+
+    @Test func declaredTooLargeBodyIsRefused() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: [UInt8](repeating: 65, count: 5000)) }
+        defer { server.stop() }
+        await #expect(throws: HTTPError(.responseTooLarge)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, maxResponseBytes: 1000))
+        }
+    }
+
+    @Test func undeclaredTooLargeBodyIsCutInTheWriteCallback() async throws {
+        // No Content-Length: only the write callback can notice the size.
+        let head = Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)
+        let server = try LoopbackHTTPServer { _ in .raw(head + [UInt8](repeating: 66, count: 200_000)) }
+        defer { server.stop() }
+        await #expect(throws: HTTPError(.responseTooLarge)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, maxResponseBytes: 1000))
+        }
+        // The same body within the cap is accepted.
+        let response = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        #expect(response.body.count == 200_000)
+    }
+
+    @Test func refusedConnectionIsConnectFailed() async throws {
+        let port = try LoopbackHTTPServer.unusedPort()
+        await #expect(throws: HTTPError(.connectFailed)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+        }
+    }
+
+    @Test func closedWithoutAnswerIsConnectionReset() async throws {
+        let server = try LoopbackHTTPServer { _ in .close }
+        defer { server.stop() }
+        await #expect(throws: HTTPError(.connectionReset)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        }
+    }
+
+    @Test(arguments: [
+        "http://example.com/", "http://localhost@example.com/", "http://127.0.0.1.example.com/",
+        "ftp://127.0.0.1/", "file:///etc/passwd", "gopher://127.0.0.1/",
+    ])
+    func plainHTTPOnlyToLoopback(url: String) async throws {
+        await #expect(throws: HTTPError(.protocolRefused)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: url))
+        }
+    }
+
+    @Test func malformedURLIsInvalid() async throws {
+        await #expect(throws: HTTPError(.invalidURL)) {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: "not a url"))
+        }
+    }
+
+    @Test func headerInjectionIsRefused() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
+        defer { server.stop() }
+        await #expect(throws: HTTPError(.invalidHeader)) {
+            _ = try await transport.send(
+                HTTPRequest(method: "GET", url: server.baseURL, headers: [HTTPHeader("X", "a\r\nX-Forged: 1")])
+            )
+        }
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func concurrentRequestsDoNotQueueBehindEachOther() async throws {
+        // Each answer takes 500 ms. Eight of them run side by side on their own threads; if
+        // curl_easy_perform blocked the cooperative pool (as few threads as cores) they would queue.
+        let server = try LoopbackHTTPServer { _ in
+            usleepMilliseconds(500)
+            return .respond(status: 200)
+        }
+        defer { server.stop() }
+        let transport = self.transport
+        let clock = ContinuousClock()
+        let start = clock.now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await transport.send(HTTPRequest(method: "GET", url: server.baseURL)).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        #expect(clock.now - start < .milliseconds(1500))
+    }
+
+    @Test func sequentialRequestsReuseOneKeptAliveConnection() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
+        defer { server.stop() }
+        for _ in 0..<3 {
+            _ = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        }
+        #expect(server.requests.count == 3)
+        #expect(server.connectionCount == 1)
+    }
+}
