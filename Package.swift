@@ -72,5 +72,6 @@ let package = Package(
         tests("CryptoTests", ["Crypto", "AttestCore"]),
         tests("AttestCoreTests", ["AttestCore"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
+        tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
     ]
 )

@@ -1,1 +1,0 @@
-// The Gate module; see docs/architecture.md.

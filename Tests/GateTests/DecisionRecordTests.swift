@@ -1,0 +1,47 @@
+import AttestCore
+import Testing
+
+@testable import Gate
+
+@Suite struct DecisionRecordTests {
+    @Test func emfBlockNamesExactlyTheCountedMetricsWithTheContractDimensions() throws {
+        var record = DecisionRecord(environment: "production", route: "generation", mode: .monitor)
+        record.count("attestation_check")
+        record.count("would_block")
+        record.fields["decision"] = .string("would_block")
+        let sink = CapturingLogSink()
+        record.emit(to: Logger(sink: sink), timestampMillis: 1_796_000_000_000)
+        let line = try #require(sink.objects.first)
+        #expect(line["logger"] == .string("attestgate.decision"))
+        #expect(line["attestation_check"] == .int(1) && line["would_block"] == .int(1) && line["block"] == nil)
+        let emf = try #require(line["_aws"]?["CloudWatchMetrics"]?.arrayValue?.first)
+        #expect(emf["Namespace"] == .string("AttestGate"))
+        #expect(
+            emf["Dimensions"]
+                == .array([
+                    .array([.string("environment")]),
+                    .array([.string("environment"), .string("route"), .string("mode")]),
+                ])
+        )
+        let names = emf["Metrics"]?.arrayValue?.compactMap { $0["Name"]?.stringValue }
+        #expect(names == ["attestation_check", "would_block"])
+        #expect(line["route"] == .string("generation") && line["mode"] == .string("monitor"))
+    }
+
+    @Test func clientControlledValuesCannotAddOrOverrideMetricsOrDimensions() throws {
+        var record = DecisionRecord(environment: "production", route: "generation", mode: .enforce)
+        record.count("block")
+        // A hostile value stored under a field key stays a string value of that key.
+        record.fields["userAgent"] = .string(#"x","block":0,"would_block":1,"route":"forged"#)
+        record.fields["route"] = .string("forged")
+        record.fields["block"] = .int(0)
+        record.fields["unavailable"] = .int(1)
+        let sink = CapturingLogSink()
+        record.emit(to: Logger(sink: sink), timestampMillis: 0)
+        let line = try #require(sink.objects.first)
+        #expect(line["block"] == .int(1))
+        #expect(line["would_block"] == nil && line["unavailable"] == nil)
+        #expect(line["route"] == .string("generation"))
+        #expect(sink.lines.count == 1 && !sink.lines[0].contains("\n"))
+    }
+}
