@@ -12,8 +12,8 @@ func module(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .target(name: name, dependencies: dependencies, swiftSettings: strictSettings)
 }
 
-func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .testTarget(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+    .testTarget(name: name, dependencies: dependencies, exclude: exclude, swiftSettings: strictSettings)
 }
 
 let package = Package(
@@ -73,5 +73,6 @@ let package = Package(
         tests("AttestCoreTests", ["AttestCore"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
+        tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
     ]
 )

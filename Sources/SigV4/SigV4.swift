@@ -1,1 +1,0 @@
-// The SigV4 module; see docs/architecture.md.
