@@ -69,7 +69,7 @@ let package = Package(
         // Fakes and loopback servers shared by the test targets (never linked into a product).
         module("TestSupport", ["HTTPClient", "AttestCore"]),
 
-        tests("CryptoTests", ["Crypto", "AttestCore"]),
+        tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
         tests("AttestCoreTests", ["AttestCore"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),

@@ -1,0 +1,14 @@
+/// What one attestation provider concluded about a request (seeds/000 section 8).
+///
+/// A provider that is switched off, or that was not asked because the request carried none of its
+/// evidence, has no outcome at all: it is represented by `nil` ("abstains") and left out of the merge.
+/// Abstaining must never be turned into `unavailable`, or an environment without that provider would
+/// let every request through (the seed's enforce-that-enforced-nothing bug).
+public enum AttestationOutcome: String, Sendable, Hashable, CaseIterable {
+    /// Cryptographically confirmed as a genuine install on a genuine device.
+    case genuine
+    /// Not genuine: forged, mismatched, missing a field, stale or already spent.
+    case rejected
+    /// A transient failure on our side or the provider's; the route's on-unavailable policy applies.
+    case unavailable
+}
