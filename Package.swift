@@ -12,6 +12,7 @@ func module(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .target(name: name, dependencies: dependencies, swiftSettings: strictSettings)
 }
 
+/// A Swift Testing target; `exclude` lists data folders (fixtures are read via `#filePath`, not as resources).
 func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
     .testTarget(name: name, dependencies: dependencies, exclude: exclude, swiftSettings: strictSettings)
 }
@@ -70,7 +71,7 @@ let package = Package(
         module("TestSupport", ["HTTPClient", "AttestCore"]),
 
         tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
-        tests("AttestCoreTests", ["AttestCore"]),
+        tests("AttestCoreTests", ["AttestCore"], exclude: ["Fixtures"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),

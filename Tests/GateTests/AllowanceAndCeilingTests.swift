@@ -1,0 +1,136 @@
+import AttestCore
+import FoundationEssentials
+import Synchronization
+import Testing
+
+@testable import Gate
+
+@Suite struct AllowanceAndCeilingTests {
+    // 2026-11-30T12:00:00Z
+    let noon = Date(timeIntervalSince1970: 1_796_040_000)
+    let device = Subject.device("5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10")
+
+    @Test func firstDayGetsTheFirstDayAllowanceThenLaterDaysTheSmallerOne() async throws {
+        let meter = AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc)
+        let policy = AllowancePolicy(firstDay: 3, laterDays: 2)
+        var granted = 0
+        while case .reserved = try await meter.reserve(
+            subject: device,
+            feature: "generation",
+            policy: policy,
+            firstSeen: "2026-11-30",
+            now: noon
+        ) {
+            granted += 1
+        }
+        #expect(granted == 3)
+        let tomorrow = noon.addingTimeInterval(86_400)
+        granted = 0
+        while case .reserved = try await meter.reserve(
+            subject: device,
+            feature: "generation",
+            policy: policy,
+            firstSeen: "2026-11-30",
+            now: tomorrow
+        ) {
+            granted += 1
+        }
+        #expect(granted == 2)
+    }
+
+    @Test func exhaustionSaysWhenTheLocalDayTurns() async throws {
+        let tokyo = try LocalCalendar(zone: "Asia/Tokyo")
+        let meter = AllowanceMeter(store: InMemoryAllowanceStore(), calendar: tokyo)
+        let policy = AllowancePolicy(firstDay: 1, laterDays: 1)
+        _ = try await meter.reserve(
+            subject: device,
+            feature: "tutor",
+            policy: policy,
+            firstSeen: "2026-11-30",
+            now: noon
+        )
+        let outcome = try await meter.reserve(
+            subject: device,
+            feature: "tutor",
+            policy: policy,
+            firstSeen: "2026-11-30",
+            now: noon
+        )
+        // 12:00Z is 21:00 JST, three hours before Tokyo's midnight.
+        #expect(outcome == .exhausted(retryAfter: 3 * 3600))
+    }
+
+    @Test func remainingCountsDownPerFeatureAndSubject() async throws {
+        let meter = AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc)
+        let policy = AllowancePolicy.seedDefault
+        guard
+            case .reserved(let first) = try await meter.reserve(
+                subject: device,
+                feature: "generation",
+                policy: policy,
+                firstSeen: "2026-11-30",
+                now: noon
+            ),
+            case .reserved(let other) = try await meter.reserve(
+                subject: .user("u1"),
+                feature: "generation",
+                policy: policy,
+                firstSeen: "2026-11-30",
+                now: noon
+            )
+        else {
+            Issue.record("expected reservations")
+            return
+        }
+        #expect(first.remaining == 13 && other.remaining == 13)
+    }
+
+    @Test func paidCallsAndAZeroLimitAreNotMetered() async throws {
+        let store = InMemoryCeilingStore()
+        #expect(
+            try await SpendGuard(store: store, dailyLimit: 5, calendar: .utc).reserve(paid: true, now: noon)
+                == .notMetered
+        )
+        #expect(
+            try await SpendGuard(store: store, dailyLimit: 0, calendar: .utc).reserve(paid: false, now: noon)
+                == .notMetered
+        )
+        #expect(store.used("2026-11-30") == 0)
+    }
+
+    @Test func ceilingStopsAtTheLimitAndWarnsOnceAtEightyPercent() async throws {
+        let store = InMemoryCeilingStore()
+        let guardian = SpendGuard(store: store, dailyLimit: 10, calendar: .utc)
+        var warnings = 0
+        var admitted = 0
+        for _ in 0..<15 {
+            switch try await guardian.reserve(paid: false, now: noon) {
+            case .reserved(let reservation, let claimed):
+                admitted += 1
+                if claimed {
+                    warnings += 1
+                    #expect(reservation.used == 8)
+                }
+            case .exhausted(let retryAfter):
+                #expect(retryAfter == 12 * 3600)
+            case .notMetered:
+                Issue.record("a free call must be metered")
+            }
+        }
+        #expect(admitted == 10 && warnings == 1)
+        // Units released below the threshold and taken again do not warn a second time.
+        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 10, warned: true))
+        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 9, warned: true))
+        for _ in 0..<2 {
+            if case .reserved(_, let claimed) = try await guardian.reserve(paid: false, now: noon) { #expect(!claimed) }
+        }
+    }
+
+    @Test func aStoreFailurePropagatesSoTheCallerFailsClosed() async {
+        let store = InMemoryCeilingStore()
+        store.failing.store(true, ordering: .relaxed)
+        await #expect(throws: StoreError.self) {
+            try await SpendGuard(store: store, dailyLimit: 10, calendar: .utc).reserve(paid: false, now: noon)
+        }
+    }
+}
