@@ -16,15 +16,18 @@ package struct IssuedChallenge: Sendable, Hashable {
 ///
 /// Contract:
 /// - `issue` writes one row per challenge, so several may be live at once for one device; issuing is
-///   bounded per device and day (`ChallengeIssueError.tooMany`).
+///   bounded per device and day (`ChallengeIssueError.tooMany`) unless it replaces a spent one.
 /// - `spend` succeeds at most once per challenge, only for the device it was issued to and only before
 ///   it expires; expiry is part of the write's condition, not left to TTL deletion. A resend of the
 ///   same spend after a lost answer still reports success (own-write token).
 /// - Anything that is not exactly 32 bytes is refused without asking the store.
 package protocol ChallengeStore: Sendable {
     /// Issues a new challenge for `deviceID`.
+    /// - Parameter replacingSpent: true when the caller has just spent one of this device's challenges
+    ///   (a metered call handing out the next one): live challenges cannot grow, so the per-device bound
+    ///   is not consulted and no request is spent on it.
     /// - Throws: `ChallengeIssueError.tooMany` past the per-device bound, `StoreError` when the store fails.
-    func issue(deviceID: String, now: Date) async throws -> IssuedChallenge
+    func issue(deviceID: String, replacingSpent: Bool, now: Date) async throws -> IssuedChallenge
 
     /// Spends `challenge` for `deviceID`.
     /// - Returns: true when this call spent it; false when it was never issued to this device, is

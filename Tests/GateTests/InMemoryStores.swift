@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Synchronization
 
 @testable import Gate
@@ -56,4 +57,49 @@ final class InMemoryCeilingStore: CeilingStore {
     }
 
     func used(_ day: String) -> Int { rows.withLock { $0[day]?.used ?? 0 } }
+}
+
+/// Challenges and first-seen days in memory (no expiry logic: the DynamoDB store's tests cover that).
+final class InMemoryChallengeStore: ChallengeStore, ProfileStore {
+    let issued = Mutex<[String]>([])
+    let firstSeen = Mutex<[Subject: String]>([:])
+
+    func issue(deviceID: String, replacingSpent: Bool, now: Date) async throws -> IssuedChallenge {
+        issued.withLock { $0.append(deviceID) }
+        return IssuedChallenge(
+            bytes: [UInt8](repeating: 7, count: 32),
+            expiresAt: Int64(now.timeIntervalSince1970) + 300
+        )
+    }
+
+    func spend(deviceID: String, challenge: [UInt8], now: Date) async throws -> Bool { false }
+
+    func firstSeenDay(subject: Subject, today: String) async throws -> String {
+        firstSeen.withLock { map in
+            if let day = map[subject] { return day }
+            map[subject] = today
+            return today
+        }
+    }
+}
+
+/// Answers every metered call with a fixed evidence.
+struct FixedEvidence: EvidenceSource {
+    let evidence: GateEvidence
+    func evaluate(request: MeteredRequest, deviceID: String, route: MeteredRoute, now: Date) async -> EvidenceReport {
+        EvidenceReport(evidence: evidence, spentChallenge: evidence != .absent)
+    }
+}
+
+/// An upstream that answers as told and counts its calls.
+final class ScriptedUpstream: UpstreamCalling {
+    let result: Mutex<UpstreamResult>
+    let calls = Atomic<Int>(0)
+
+    init(_ result: UpstreamResult) { self.result = Mutex(result) }
+
+    func call(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
+        calls.add(1, ordering: .relaxed)
+        return result.withLock { $0 }
+    }
 }

@@ -1,0 +1,238 @@
+package import AttestCore
+package import FoundationEssentials
+
+/// A metered call end to end: gate (layer 1) → allowance (layer 2) → ceiling (layer 3) → upstream.
+///
+/// Each layer assumes the others can fail. A refusal by a later layer never refunds an earlier unit
+/// (the seed's unlimited-calls bug); only a provider that never answered gives both units back.
+package struct MeteredCall: Sendable {
+    package var environment: String
+    package var evidence: any EvidenceSource
+    package var profiles: any ProfileStore
+    package var challenges: any ChallengeStore
+    package var allowances: AllowanceMeter
+    package var spendGuard: SpendGuard
+    package var upstream: any UpstreamCalling
+    /// Kept back from the invocation's remaining time for our own answer.
+    package var deadlineMargin: Duration = .milliseconds(300)
+
+    package init(
+        environment: String,
+        evidence: any EvidenceSource,
+        profiles: any ProfileStore,
+        challenges: any ChallengeStore,
+        allowances: AllowanceMeter,
+        spendGuard: SpendGuard,
+        upstream: any UpstreamCalling
+    ) {
+        self.environment = environment
+        self.evidence = evidence
+        self.profiles = profiles
+        self.challenges = challenges
+        self.allowances = allowances
+        self.spendGuard = spendGuard
+        self.upstream = upstream
+    }
+
+    /// Handles one metered call and writes its decision line.
+    /// - Parameter remaining: time left in the invocation; the upstream call gets it minus the margin.
+    package func handle(
+        _ request: MeteredRequest,
+        route: MeteredRoute,
+        now: Date,
+        remaining: Duration,
+        logger: Logger
+    ) async -> MeteredResponse {
+        var record = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
+        let response = await run(request, route: route, now: now, remaining: remaining, logger: logger, record: &record)
+        record.fields["status"] = .int(Int64(response.status))
+        record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
+        return response
+    }
+
+    private func run(
+        _ request: MeteredRequest,
+        route: MeteredRoute,
+        now: Date,
+        remaining: Duration,
+        logger: Logger,
+        record: inout DecisionRecord
+    ) async -> MeteredResponse {
+        let subject: Subject
+        var report = EvidenceReport(evidence: .absent)
+        var gated = false
+        if let sub = request.userSub {
+            subject = .user(sub)
+        } else {
+            guard let deviceID = DeviceID.canonical(request.header("x-device-id")) else {
+                record.fields["decision"] = .string("invalid_device_id")
+                return .error(400, "invalid_device_id")
+            }
+            subject = .device(deviceID)
+            if route.mode != .off {
+                gated = true
+                report = await evidence.evaluate(request: request, deviceID: deviceID, route: route, now: now)
+            }
+        }
+        record.fields["device"] = .string(subject.logSuffix)
+        record.fields["proof"] = .string(report.evidence.proof.rawValue)
+        record.fields["outcome"] = .string(gated ? report.evidence.label : "not_checked")
+        if gated, let reason = report.evidence.reason { record.fields["reason"] = .string(reason) }
+
+        // The next challenge is written while the later layers run; it never delays the answer's path.
+        async let next = nextChallenge(
+            for: subject,
+            gated: gated,
+            spent: report.spentChallenge,
+            now: now,
+            logger: logger
+        )
+
+        let decision =
+            gated
+            ? GateDecision.decide(mode: route.mode, evidence: report.evidence, onUnavailable: route.onUnavailable)
+            : GateDecision(admit: true, label: "skipped", metrics: [:])
+        for (name, count) in decision.metrics { record.count(name, count) }
+        record.fields["decision"] = .string(decision.label)
+        guard decision.admit else {
+            return await Self.withChallenge(.error(403, "attestation_required"), await next)
+        }
+
+        // Layer 2: the subject's allowance for today.
+        let allowance: AllowanceReservation
+        do {
+            let today = allowances.day(at: now)
+            let firstSeen: String
+            if let known = report.firstSeen {
+                firstSeen = known
+            } else {
+                firstSeen = try await profiles.firstSeenDay(subject: subject, today: today)
+            }
+            switch try await allowances.reserve(
+                subject: subject,
+                feature: route.feature,
+                policy: route.allowance,
+                firstSeen: firstSeen,
+                now: now
+            ) {
+            case .reserved(let reservation):
+                allowance = reservation
+            case .exhausted(let retryAfter):
+                record.count("quota_exhausted")
+                record.fields["decision"] = .string("quota_exhausted")
+                let refused = MeteredResponse.error(
+                    429,
+                    "quota_exhausted",
+                    headers: ["retry-after": String(retryAfter), "x-quota-remaining": "0"]
+                )
+                return await Self.withChallenge(refused, await next)
+            }
+        } catch {
+            logger.error(
+                "allowance store failed",
+                ["reason": .string(Self.slug(error)), "route": .string(route.feature)]
+            )
+            record.fields["decision"] = .string("store_unavailable")
+            return await Self.withChallenge(.error(503, "unavailable"), await next)
+        }
+        record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
+        let quotaHeader = ["x-quota-remaining": String(allowance.remaining)]
+
+        // Layer 3: the environment's ceiling on unpaid calls. Its refusal keeps the allowance unit.
+        let ceiling: CeilingReservation?
+        do {
+            switch try await spendGuard.reserve(paid: request.paid, now: now) {
+            case .notMetered:
+                ceiling = nil
+            case .reserved(let reservation, let warningClaimed):
+                ceiling = reservation
+                record.count("budget_used")
+                if warningClaimed {
+                    record.count("budget_warning")
+                    logger.warning(
+                        "ai call ceiling at 80 percent",
+                        ["used": .int(Int64(reservation.used)), "limit": .int(Int64(spendGuard.dailyLimit))]
+                    )
+                }
+            case .exhausted(let retryAfter):
+                record.count("budget_exhausted")
+                record.fields["decision"] = .string("budget_exhausted")
+                var headers = quotaHeader
+                headers["retry-after"] = String(retryAfter)
+                return await Self.withChallenge(.error(503, "daily_budget_exhausted", headers: headers), await next)
+            }
+        } catch {
+            logger.error("ceiling store failed", ["reason": .string(Self.slug(error))])
+            record.fields["decision"] = .string("store_unavailable")
+            return await Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
+        }
+
+        // The upstream call, with whatever time the invocation has left.
+        let timeout = max(.milliseconds(100), remaining - deadlineMargin)
+        switch await upstream.call(route: route, body: request.body, timeout: timeout) {
+        case .answered(let status, let contentType, let body):
+            var headers = quotaHeader
+            if let contentType { headers["content-type"] = contentType }
+            return await Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
+        case .notAnswered(let timedOut, let reason):
+            record.fields["upstream"] = .string(reason)
+            record.fields["decision"] = .string("upstream_unavailable")
+            await release(allowance: allowance, ceiling: ceiling, logger: logger)
+            var headers = quotaHeader
+            headers["x-quota-remaining"] = String(allowance.remaining + 1)
+            return await Self.withChallenge(
+                .error(timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
+                await next
+            )
+        }
+    }
+
+    /// Gives both units back after a call the provider never answered (it was not billed).
+    private func release(allowance: AllowanceReservation, ceiling: CeilingReservation?, logger: Logger) async {
+        async let allowanceReleased: Void = allowances.store.release(allowance)
+        async let ceilingReleased: Void = { if let ceiling { try await spendGuard.release(ceiling) } }()
+        do { try await allowanceReleased } catch {
+            logger.error("allowance release failed", ["reason": .string(Self.slug(error))])
+        }
+        do { try await ceilingReleased } catch {
+            logger.error("ceiling release failed", ["reason": .string(Self.slug(error))])
+        }
+    }
+
+    private func nextChallenge(
+        for subject: Subject,
+        gated: Bool,
+        spent: Bool,
+        now: Date,
+        logger: Logger
+    ) async -> IssuedChallenge? {
+        guard gated, case .device(let deviceID) = subject else { return nil }
+        do {
+            return try await challenges.issue(deviceID: deviceID, replacingSpent: spent, now: now)
+        } catch {
+            logger.warning("next challenge not issued", ["reason": .string(Self.slug(error))])
+            return nil
+        }
+    }
+
+    private static func withChallenge(
+        _ response: MeteredResponse,
+        _ challenge: IssuedChallenge?
+    ) async -> MeteredResponse {
+        var response = response
+        response.headers["cache-control"] = "no-store"
+        if let challenge {
+            response.headers["x-attest-next-challenge"] = Bytes.base64(challenge.bytes)
+            response.headers["x-attest-next-challenge-expires"] = String(challenge.expiresAt)
+        }
+        return response
+    }
+
+    static func slug(_ error: any Error) -> String {
+        switch error {
+        case let error as StoreError: error.reason
+        case is ChallengeIssueError: "challenge.issue_bound"
+        default: "store.unexpected"
+        }
+    }
+}

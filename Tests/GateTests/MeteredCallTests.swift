@@ -1,0 +1,173 @@
+import AttestCore
+import FoundationEssentials
+import Synchronization
+import Testing
+
+@testable import Gate
+
+@Suite struct MeteredCallTests {
+    let noon = Date(timeIntervalSince1970: 1_796_040_000)
+    let device = "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"
+    let route = MeteredRoute(
+        path: "/v1/generate",
+        feature: "generation",
+        mode: .enforce,
+        allowance: AllowancePolicy(firstDay: 2, laterDays: 1),
+        upstreamPath: "/generate"
+    )
+
+    struct Stack {
+        let call: MeteredCall
+        let allowances: InMemoryAllowanceStore
+        let ceiling: InMemoryCeilingStore
+        let upstream: ScriptedUpstream
+        let sink = CapturingLogSink()
+        var logger: Logger { Logger(sink: sink) }
+    }
+
+    func stack(
+        evidence: GateEvidence,
+        ceiling limit: Int = 100,
+        upstream: UpstreamResult = .answered(status: 200, contentType: "application/json", body: Array("{}".utf8))
+    ) -> Stack {
+        let allowances = InMemoryAllowanceStore()
+        let ceiling = InMemoryCeilingStore()
+        let challenges = InMemoryChallengeStore()
+        let scripted = ScriptedUpstream(upstream)
+        let call = MeteredCall(
+            environment: "development",
+            evidence: FixedEvidence(evidence: evidence),
+            profiles: challenges,
+            challenges: challenges,
+            allowances: AllowanceMeter(store: allowances, calendar: .utc),
+            spendGuard: SpendGuard(store: ceiling, dailyLimit: limit, calendar: .utc),
+            upstream: scripted
+        )
+        return Stack(call: call, allowances: allowances, ceiling: ceiling, upstream: scripted)
+    }
+
+    func request(device: String? = nil, user: String? = nil, paid: Bool = false) -> MeteredRequest {
+        var headers: [String: String] = [:]
+        if let device = device ?? (user == nil ? self.device : nil) { headers["x-device-id"] = device }
+        return MeteredRequest(
+            method: "POST",
+            rawPath: "/v1/generate",
+            headers: headers,
+            body: [],
+            userSub: user,
+            paid: paid
+        )
+    }
+
+    @Test(arguments: ["", "not-a-uuid", "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f1", "5f1c3a52x8f4e-4c39-9a55-0d3b1b7e2f10"])
+    func aMissingOrMalformedDeviceIDIsRefusedBeforeAnythingIsSpent(id: String) async {
+        let s = stack(evidence: .genuine(proof: .appAttest))
+        let response = await s.call.handle(
+            request(device: id),
+            route: route,
+            now: noon,
+            remaining: .seconds(5),
+            logger: s.logger
+        )
+        #expect(response.status == 400 && response.body == Array(#"{"error":"invalid_device_id"}"#.utf8))
+        #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func enforceRefusesNoProofWithoutTouchingTheOtherLayers() async {
+        let s = stack(evidence: .absent)
+        let response = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        #expect(response.status == 403 && response.body == Array(#"{"error":"attestation_required"}"#.utf8))
+        #expect(s.ceiling.used("2026-11-30") == 0 && s.upstream.calls.load(ordering: .relaxed) == 0)
+        #expect(s.sink.objects.last?["block"] == .int(1))
+    }
+
+    @Test func monitorServesNoProofAndLogsWouldBlock() async {
+        let s = stack(evidence: .absent)
+        var monitored = route
+        monitored.mode = .monitor
+        let response = await s.call.handle(
+            request(),
+            route: monitored,
+            now: noon,
+            remaining: .seconds(5),
+            logger: s.logger
+        )
+        #expect(response.status == 200)
+        let line = s.sink.objects.last
+        #expect(line?["would_block"] == .int(1) && line?["decision"] == .string("would_block"))
+    }
+
+    @Test func allowanceRunsOutWith429AndRetryAfterAndCaseVariantsShareIt() async {
+        let s = stack(evidence: .genuine(proof: .appAttest))
+        let first = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        #expect(first.status == 200 && first.headers["x-quota-remaining"] == "1")
+        #expect(first.headers["x-attest-next-challenge"] != nil)
+        _ = await s.call.handle(
+            request(device: device.uppercased()),
+            route: route,
+            now: noon,
+            remaining: .seconds(5),
+            logger: s.logger
+        )
+        let third = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        #expect(third.status == 429 && third.headers["retry-after"] == String(12 * 3600))
+        #expect(s.upstream.calls.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func aSpentCeilingRefusesFreeCallsKeepsTheirAllowanceUnitAndPassesPaidUsers() async {
+        let s = stack(evidence: .genuine(proof: .appAttest), ceiling: 1)
+        #expect(
+            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+                == 200
+        )
+        let refused = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        #expect(refused.status == 503 && refused.body == Array(#"{"error":"daily_budget_exhausted"}"#.utf8))
+        #expect(refused.headers["retry-after"] != nil)
+        // The refused call's allowance unit stays spent: the device is now out of its allowance.
+        #expect(
+            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+                == 429
+        )
+        let paid = await s.call.handle(
+            request(user: "user-1", paid: true),
+            route: route,
+            now: noon,
+            remaining: .seconds(5),
+            logger: s.logger
+        )
+        #expect(paid.status == 200)
+    }
+
+    @Test(arguments: [(true, 504), (false, 502)])
+    func anUnansweredUpstreamReleasesBothUnits(timedOut: Bool, status: Int) async {
+        let s = stack(
+            evidence: .genuine(proof: .appAttest),
+            upstream: .notAnswered(timedOut: timedOut, reason: "upstream.test")
+        )
+        for _ in 0..<5 {
+            let response = await s.call.handle(
+                request(),
+                route: route,
+                now: noon,
+                remaining: .seconds(5),
+                logger: s.logger
+            )
+            #expect(response.status == status && response.body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
+        }
+        #expect(s.ceiling.used("2026-11-30") == 0)
+        s.upstream.result.withLock { $0 = .answered(status: 200, contentType: nil, body: []) }
+        #expect(
+            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+                == 200
+        )
+        #expect(s.ceiling.used("2026-11-30") == 1)
+    }
+
+    @Test func aFailingAllowanceStoreFailsClosed() async {
+        let s = stack(evidence: .genuine(proof: .appAttest))
+        s.allowances.failing.store(true, ordering: .relaxed)
+        let response = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        #expect(response.status == 503 && response.body == Array(#"{"error":"unavailable"}"#.utf8))
+        #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
+    }
+}
