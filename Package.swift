@@ -45,7 +45,12 @@ let package = Package(
         // Protocols and verifiers, each alone with the fewest dependencies.
         module("CBOR", []),
         module("SigV4", ["Crypto"]),
-        module("AppAttest", ["CBOR", "Crypto", "AttestCore"]),
+        .target(
+            name: "AppAttest",
+            dependencies: ["CBOR", "Crypto", "AttestCore"],
+            exclude: ["Roots"],
+            swiftSettings: strictSettings
+        ),
         module("DynamoDB", ["SigV4", "HTTPClient", "Crypto", "AttestCore"]),
         module("PlayIntegrity", ["Crypto", "HTTPClient", "AttestCore"]),
         module("DeviceCheck", ["Crypto", "HTTPClient", "AttestCore"]),
@@ -75,5 +80,7 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
+        tests("CBORTests", ["CBOR"]),
+        tests("AppAttestTests", ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"], exclude: ["Fixtures"]),
     ]
 )

@@ -57,3 +57,23 @@ int cshim_sk_X509_num(const STACK_OF(X509) *stack) {
 X509 *cshim_sk_X509_value(const STACK_OF(X509) *stack, int index) {
     return sk_X509_value(stack, index);
 }
+
+void cshim_sk_X509_free(STACK_OF(X509) *stack) {
+    sk_X509_free(stack);
+}
+
+int cshim_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) {
+    return sk_ASN1_OBJECT_num(stack);
+}
+
+ASN1_OBJECT *cshim_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) {
+    return sk_ASN1_OBJECT_value(stack, index);
+}
+
+void cshim_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack) {
+    sk_ASN1_OBJECT_pop_free(stack, ASN1_OBJECT_free);
+}
+
+STACK_OF(X509) *cshim_PKCS7_signed_certs(PKCS7 *p7) {
+    return PKCS7_type_is_signed(p7) && p7->d.sign != NULL ? p7->d.sign->cert : NULL;
+}

@@ -5,6 +5,7 @@
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
+#include <openssl/pkcs7.h>
 #include <openssl/x509.h>
 #include <stddef.h>
 
@@ -26,5 +27,12 @@ int cshim_sk_X509_push(STACK_OF(X509) *_Nonnull stack, X509 *_Nonnull cert);
 void cshim_sk_X509_pop_free(STACK_OF(X509) *_Nullable stack);
 int cshim_sk_X509_num(const STACK_OF(X509) *_Nullable stack);
 X509 *_Nullable cshim_sk_X509_value(const STACK_OF(X509) *_Nonnull stack, int index);
+
+// MARK: typed stacks used by App Attest (X.509 EKU lists, PKCS#7 signers)
+void cshim_sk_X509_free(STACK_OF(X509) *_Nullable stack);
+int cshim_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *_Nullable stack);
+ASN1_OBJECT *_Nullable cshim_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *_Nonnull stack, int index);
+void cshim_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *_Nullable stack);
+STACK_OF(X509) *_Nullable cshim_PKCS7_signed_certs(PKCS7 *_Nonnull p7);
 
 #endif

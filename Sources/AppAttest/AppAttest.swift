@@ -1,1 +1,0 @@
-// The AppAttest module; see docs/architecture.md.

@@ -1,0 +1,75 @@
+package import Crypto
+package import FoundationEssentials
+
+/// An App Attest receipt: PKCS#7 SignedData from Apple whose content is a SET of
+/// `SEQUENCE { INTEGER field, INTEGER version, OCTET STRING value }` attributes
+/// ("Assessing fraud risk": fields 2 app id ... 21 expiration time).
+package struct AppAttestReceipt: Sendable, Hashable {
+    /// `ATTEST` (from an attestation) or `RECEIPT` (refreshed by Apple's fraud-risk endpoint).
+    package enum Kind: String, Sendable {
+        case attest = "ATTEST"
+        case receipt = "RECEIPT"
+    }
+
+    /// The receipt exactly as received, for storage and refreshes.
+    package let bytes: [UInt8]
+    package let appId: String
+    /// The credential certificate of the attested key (field 3).
+    package let attestedCertificate: Certificate
+    package let clientHash: [UInt8]
+    package let token: String
+    package let kind: Kind
+    /// `sandbox` for development; absent or `production` otherwise (field 7).
+    package let environment: String?
+    package let creationTime: Date
+    /// Apple's fraud-risk metric (field 17), only on refreshed receipts.
+    package let riskMetric: Int?
+    /// Earliest refresh time (field 19), only on refreshed receipts.
+    package let notBefore: Date?
+    package let expirationTime: Date
+
+    /// Verifies the PKCS#7 signature and the signer's chain to `root` at `now`, then reads the fields.
+    /// - Throws: `receipt_malformed`, `receipt_signature_invalid`, `receipt_untrusted`, `receipt_expired`.
+    package init(verifying bytes: [UInt8], root: Certificate, at now: Date) throws(AppAttestError) {
+        let signed: SignedData
+        do { signed = try SignedData(verifyingSignatureOf: bytes) } catch {
+            throw AppAttestError(
+                error.reason == .derMalformed ? .receiptMalformed : .receiptSignatureInvalid,
+                detail: error.description
+            )
+        }
+        do { try signed.verifyChain(to: root, at: now) } catch {
+            throw AppAttestError(
+                error.reason == .certificateExpired ? .receiptExpired : .receiptUntrusted,
+                detail: error.description
+            )
+        }
+        try self.init(bytes: bytes, content: signed.content)
+    }
+
+    /// Checks that the receipt belongs to this app and key and, for `ATTEST` receipts, this attestation.
+    /// - Parameters:
+    ///   - appIds: the App IDs we serve.
+    ///   - publicKey: the attested key.
+    ///   - clientDataHash: the attestation's clientDataHash (checked only on `ATTEST` receipts: the
+    ///     client hash of refreshed receipts carries nothing useful).
+    ///   - environment: development receipts say `sandbox`; production ones never do.
+    package func check(
+        appIds: [AppID],
+        publicKey: ECPublicKey,
+        clientDataHash: [UInt8],
+        environment: AppAttestEnvironment
+    ) -> PolicyResult {
+        guard appIds.contains(where: { $0.string == appId }) else { return .fail(.receiptAppIdMismatch) }
+        guard (self.environment == "sandbox") == (environment == .development) else {
+            return .fail(.receiptEnvironmentMismatch, detail: self.environment ?? "absent")
+        }
+        guard (try? attestedCertificate.publicKey())?.x962Representation == publicKey.x962Representation else {
+            return .fail(.receiptKeyMismatch)
+        }
+        if kind == .attest && !ConstantTime.equal(clientHash, clientDataHash) {
+            return .fail(.receiptClientHashMismatch)
+        }
+        return .pass
+    }
+}

@@ -1,0 +1,43 @@
+internal import CBOR
+package import Crypto
+
+extension AppAttestVerifier {
+    /// Verifies an assertion `{signature, authenticatorData}` made with a registered key.
+    ///
+    /// Order as in the seed: rpIdHash, counter strictly greater than `storedCounter`, then the
+    /// ECDSA-SHA256 signature over `nonce = SHA-256(authenticatorData ‖ clientDataHash)`. The signed
+    /// message is the nonce itself, hashed once more by ECDSA; it is not a pre-hashed digest.
+    /// - Parameters:
+    ///   - publicKey: the key stored at registration.
+    ///   - assertion: the CBOR assertion.
+    ///   - clientDataHash: SHA-256 of the client data (or of the challenge, in challenge binding).
+    ///   - storedCounter: the counter stored after the last accepted assertion (0 after attestation).
+    /// - Returns: the assertion's counter, to store with a conditional write.
+    /// - Throws: `AppAttestError` (`assertion_*`).
+    package func verifyAssertion(
+        publicKey: ECPublicKey,
+        assertion: [UInt8],
+        clientDataHash: [UInt8],
+        storedCounter: UInt32
+    ) throws(AppAttestError) -> UInt32 {
+        let decoder = CBORDecoder(maxDepth: 2, maxElements: 4, maxInputBytes: 4096)
+        let root: CBORValue
+        do { root = try decoder.decode(assertion) } catch {
+            throw AppAttestError(.assertionNotCBOR, detail: error.reason.slug)
+        }
+        guard let signature = root["signature"]?.bytesValue, let authData = root["authenticatorData"]?.bytesValue,
+            let parsed = AuthenticatorData(authData, requireAttestedCredential: false)
+        else { throw AppAttestError(.assertionMalformed) }
+        guard appIds.contains(where: { ConstantTime.equal($0.rpIdHash, parsed.rpIdHash) }) else {
+            throw AppAttestError(.assertionAppIdMismatch)
+        }
+        guard parsed.counter > storedCounter else {
+            throw AppAttestError(.assertionCounterReplay, detail: "\(parsed.counter) <= \(storedCounter)")
+        }
+        let nonce = Digest.sha256(parts: [authData, clientDataHash])
+        guard publicKey.curve == .p256, publicKey.isValidSHA256Signature(signature, for: nonce) else {
+            throw AppAttestError(.assertionBadSignature)
+        }
+        return parsed.counter
+    }
+}

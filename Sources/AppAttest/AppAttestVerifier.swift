@@ -1,0 +1,101 @@
+internal import Crypto
+package import FoundationEssentials
+
+/// Verifies App Attest attestations (key registration) and assertions (every metered request).
+///
+/// Configured once at cold start; `Sendable` and cheap to share. Each verification is synchronous:
+/// no `await` happens between parsing, OpenSSL calls and reading OpenSSL's error queue.
+package struct AppAttestVerifier: Sendable {
+    package let appIds: [AppID]
+    package let environment: AppAttestEnvironment
+    package let trust: AppAttestTrust
+    let cache: IntermediateCache
+
+    /// - Parameters:
+    ///   - teamId: the Apple Developer Team ID.
+    ///   - bundleIds: every bundle id we serve (at least one).
+    ///   - environment: which aaguid to accept; production never accepts development keys.
+    ///   - trust: Apple's pinned roots, or a synthetic root outside production.
+    package init(
+        teamId: String,
+        bundleIds: [String],
+        environment: AppAttestEnvironment,
+        trust: AppAttestTrust = .apple,
+        cache: IntermediateCache = IntermediateCache()
+    ) {
+        self.appIds = bundleIds.map { AppID(teamId: teamId, bundleId: $0) }
+        self.environment = environment
+        self.trust = trust
+        self.cache = cache
+    }
+
+    /// Verifies an attestation object following Apple's steps 1-9 in order, then its receipt.
+    /// - Parameters:
+    ///   - keyId: the key id the client sent (32 bytes, decoded from base64).
+    ///   - attestation: the CBOR attestation object.
+    ///   - clientDataHash: the 32 bytes the client passed to `attestKey` (for us `SHA-256(challenge)`;
+    ///     a contract between app and server, so always an explicit input).
+    ///   - now: the verification time (certificate windows are checked at it).
+    /// - Returns: the attested key with its receipt.
+    /// - Throws: `AppAttestError` with the slug of the first failing check.
+    package func verifyAttestation(
+        keyId: [UInt8],
+        attestation: [UInt8],
+        clientDataHash: [UInt8],
+        now: Date
+    ) throws(AppAttestError) -> AttestedKey {
+        guard keyId.count == 32 else { throw AppAttestError(.keyIdMismatch, detail: "key id must be 32 bytes") }
+        guard attestation.count <= AttestationObject.maxBytes else {
+            throw AppAttestError(.attestationNotCBOR, detail: "\(attestation.count) bytes")
+        }
+        let object = try AttestationObject(attestation)
+        let evidence = try AttestationEvidence(
+            keyId: keyId,
+            clientDataHash: clientDataHash,
+            object: object,
+            now: now
+        )
+        for policy in policies {
+            if case .fail(let reason, let detail) = policy.evaluate(evidence) {
+                throw AppAttestError(reason, detail: detail)
+            }
+        }
+        // Both are non-nil once the chain policy passed.
+        guard let publicKey = evidence.leafKey,
+            let appId = appIds.first(where: { $0.rpIdHash == evidence.authenticatorData.rpIdHash })
+        else { throw AppAttestError(.keyUnsupported) }
+
+        let receipt = try AppAttestReceipt(verifying: object.receipt, root: trust.receiptRoot, at: now)
+        guard receipt.kind == .attest else { throw AppAttestError(.receiptTypeUnexpected) }
+        if case .fail(let reason, let detail) = receipt.check(
+            appIds: appIds,
+            publicKey: publicKey,
+            clientDataHash: clientDataHash,
+            environment: environment
+        ) {
+            throw AppAttestError(reason, detail: detail)
+        }
+        return AttestedKey(
+            keyId: keyId,
+            publicKey: publicKey,
+            environment: environment,
+            appId: appId,
+            receipt: receipt,
+            counter: 0
+        )
+    }
+
+    /// Apple's steps in the seed's order.
+    private var policies: [any AttestationPolicy] {
+        [
+            CertificateChainPolicy(verifier: CertificateChainVerifier(root: trust.attestationRoot), cache: cache),
+            NoncePolicy(),
+            KeyIdPolicy(),
+            AppIdPolicy(appIds: appIds),
+            CounterZeroPolicy(),
+            AaguidPolicy(environment: environment),
+            CredentialIdPolicy(),
+            CredentialKeyPolicy(),
+        ]
+    }
+}

@@ -1,0 +1,49 @@
+internal import Crypto
+internal import FoundationEssentials
+
+/// What one check concludes. Checks return results; only infrastructure throws.
+package enum PolicyResult: Equatable, Sendable {
+    case pass
+    case fail(AppAttestError.Reason, detail: String = "")
+}
+
+/// One of Apple's attestation validation steps, evaluated over parsed evidence.
+protocol AttestationPolicy: Sendable {
+    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult
+}
+
+/// Everything the attestation checks read, parsed once up front.
+struct AttestationEvidence {
+    let keyId: [UInt8]
+    let clientDataHash: [UInt8]
+    let object: AttestationObject
+    let leaf: Certificate
+    let intermediate: Certificate
+    /// The leaf's key when it is ECDSA on an accepted curve, nil otherwise (the chain policy refuses that).
+    let leafKey: ECPublicKey?
+    let intermediateKey: ECPublicKey?
+    let now: Date
+
+    var authenticatorData: AuthenticatorData { object.authenticatorData }
+
+    /// Types the certificates of `object`: exactly leaf + intermediate, each DER parsed in full.
+    /// - Throws: `chain_length` or `cert_malformed`.
+    init(keyId: [UInt8], clientDataHash: [UInt8], object: AttestationObject, now: Date) throws(AppAttestError) {
+        guard object.certificates.count == 2 else {
+            throw AppAttestError(
+                .chainLength,
+                detail: "x5c holds \(object.certificates.count) certificates, expected 2"
+            )
+        }
+        do {
+            leaf = try Certificate(derRepresentation: object.certificates[0])
+            intermediate = try Certificate(derRepresentation: object.certificates[1])
+        } catch { throw AppAttestError(.certMalformed, detail: error.description) }
+        leafKey = try? leaf.publicKey()
+        intermediateKey = try? intermediate.publicKey()
+        self.keyId = keyId
+        self.clientDataHash = clientDataHash
+        self.object = object
+        self.now = now
+    }
+}

@@ -1,1 +1,0 @@
-// The CBOR module; see docs/architecture.md.

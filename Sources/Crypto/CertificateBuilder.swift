@@ -1,0 +1,58 @@
+package import FoundationEssentials
+
+/// Issues X.509 v3 certificates, for synthetic chains in tests and the simulated device only.
+/// Production code verifies certificates; it never creates them.
+package struct CertificateBuilder: Sendable {
+    /// One extension: its OID (dotted), criticality and the DER that goes into `extnValue`.
+    package struct Extension: Sendable {
+        package var oid: String
+        package var critical: Bool
+        package var value: [UInt8]
+
+        package init(oid: String, critical: Bool = false, value: [UInt8]) {
+            self.oid = oid
+            self.critical = critical
+            self.value = value
+        }
+
+        /// `basicConstraints` CA:TRUE (critical).
+        package static let certificateAuthority = Extension(
+            oid: "2.5.29.19",
+            critical: true,
+            value: [0x30, 0x03, 0x01, 0x01, 0xff]
+        )
+        /// `keyUsage` keyCertSign + cRLSign (critical).
+        package static let caKeyUsage = Extension(oid: "2.5.29.15", critical: true, value: [0x03, 0x02, 0x01, 0x06])
+    }
+
+    package var subject: [(field: String, value: String)]
+    package var serial: UInt64
+    package var notBefore: Date
+    package var notAfter: Date
+    package var extensions: [Extension]
+
+    package init(
+        subject: [(field: String, value: String)],
+        serial: UInt64,
+        notBefore: Date,
+        notAfter: Date,
+        extensions: [Extension] = []
+    ) {
+        self.subject = subject
+        self.serial = serial
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.extensions = extensions
+    }
+
+    /// Issues the certificate for `subjectKey`, signed by `issuerKey` under `issuer`'s subject name
+    /// (or self-signed when `issuer` is nil). P-384 issuers sign with SHA-384, others with SHA-256.
+    /// - Throws: `crypto.internal` if OpenSSL fails.
+    package func issue(
+        subjectKey: PrivateKey,
+        issuer: Certificate?,
+        issuerKey: PrivateKey
+    ) throws(CryptoError) -> Certificate {
+        try build(subjectKey: subjectKey, issuer: issuer, issuerKey: issuerKey)
+    }
+}

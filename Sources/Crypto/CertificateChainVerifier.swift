@@ -1,0 +1,53 @@
+package import FoundationEssentials
+
+/// Verifies certificate chains up to exactly one pinned root, at an injected time.
+///
+/// No system trust store is consulted: the OpenSSL store holds only `root`. Every link's validity is
+/// checked at `now`, the root included, both by OpenSSL and by an explicit window check.
+package struct CertificateChainVerifier: Sendable {
+    /// The only trust anchor.
+    package let root: Certificate
+
+    package init(root: Certificate) { self.root = root }
+
+    /// Verifies that `leaf` chains through `intermediates` to the pinned root, valid at `now`.
+    /// - Parameters:
+    ///   - leaf: the end-entity certificate.
+    ///   - intermediates: candidate issuers; copies of the root among them are ignored.
+    ///   - now: the verification time.
+    ///   - requireEveryIntermediate: when true the built chain must use every intermediate given
+    ///     (App Attest's x5c is exactly leaf + one intermediate).
+    /// - Throws: `crypto.cert_expired` when a link is outside its validity window,
+    ///   `crypto.chain_untrusted` for anything else (wrong issuer, bad signature, not a CA).
+    package func verify(
+        leaf: Certificate,
+        intermediates: [Certificate],
+        at now: Date,
+        requireEveryIntermediate: Bool = true
+    ) throws(CryptoError) {
+        let candidates = intermediates.filter { $0 != root }
+        for certificate in [leaf] + candidates + [root] where !certificate.isValid(at: now) {
+            throw CryptoError(.certificateExpired, detail: "\(certificate.subject) outside its validity at \(now)")
+        }
+        let length = try buildAndVerify(leaf: leaf, untrusted: candidates, anchor: root, partial: false, at: now)
+        if requireEveryIntermediate && length != candidates.count + 2 {
+            throw CryptoError(.chainUntrusted, detail: "chain of \(length) certificates uses not every intermediate")
+        }
+    }
+
+    /// Verifies `leaf` against an intermediate that an earlier full `verify` already accepted.
+    ///
+    /// Only the leaf's signature and extensions are checked by OpenSSL (one signature verification);
+    /// the intermediate and root windows are still checked at `now`. Never pass an unverified
+    /// intermediate here: it is used as a trust anchor.
+    /// - Throws: as `verify`.
+    package func verify(leaf: Certificate, verifiedIntermediate: Certificate, at now: Date) throws(CryptoError) {
+        for certificate in [leaf, verifiedIntermediate, root] where !certificate.isValid(at: now) {
+            throw CryptoError(.certificateExpired, detail: "\(certificate.subject) outside its validity at \(now)")
+        }
+        let length = try buildAndVerify(leaf: leaf, untrusted: [], anchor: verifiedIntermediate, partial: true, at: now)
+        guard length == 2 else {
+            throw CryptoError(.chainUntrusted, detail: "leaf not issued by the cached intermediate")
+        }
+    }
+}

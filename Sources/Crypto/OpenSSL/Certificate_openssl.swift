@@ -1,0 +1,92 @@
+internal import COpenSSL
+internal import CShims
+internal import FoundationEssentials
+internal import Glibc
+
+extension Certificate {
+    /// Largest certificate we parse; Apple's are under 1.5 KB.
+    static let maxDERBytes = 16 * 1024
+
+    static func parse(der: [UInt8]) throws(CryptoError) -> Certificate {
+        ERR_clear_error()
+        guard !der.isEmpty, der.count <= maxDERBytes else {
+            throw CryptoError(.derMalformed, detail: "certificate of \(der.count) bytes")
+        }
+        let parsed: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let x509 = d2i_X509(nil, &cursor, buffer.count)
+            return (x509, cursor.map { $0 - buffer.baseAddress! } ?? 0)
+        }
+        guard let pointer = parsed.0 else { throw OpenSSLErrorQueue.error(.derMalformed, "d2i_X509") }
+        return try adopt(X509Owner(unsafeTakingOwnership: pointer), der: der, consumed: parsed.1)
+    }
+
+    /// Wraps an owned X509 whose DER is `der`; `consumed` is how far d2i advanced.
+    static func adopt(_ owner: X509Owner, der: [UInt8], consumed: Int) throws(CryptoError) -> Certificate {
+        // The input pointer must have advanced by exactly the length: no trailing bytes.
+        guard consumed == der.count else {
+            throw CryptoError(.derMalformed, detail: "\(der.count - consumed) trailing bytes after certificate")
+        }
+        // get0: the times are borrowed from the certificate.
+        guard let notBefore = date(X509_get0_notBefore(owner.pointer)),
+            let notAfter = date(X509_get0_notAfter(owner.pointer))
+        else { throw CryptoError(.derMalformed, detail: "unreadable validity") }
+        return Certificate(owner: owner, der: der, notBefore: notBefore, notAfter: notAfter)
+    }
+
+    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var broken = tm()
+        guard ASN1_TIME_to_tm(time, &broken) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&broken)))
+    }
+
+    func subjectLine() -> String {
+        // get0-style: the name is borrowed from the certificate.
+        guard let name = X509_get_subject_name(owner.pointer) else { return "" }
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard X509_NAME_oneline(name, &buffer, Int32(buffer.count)) != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func extractPublicKey() throws(CryptoError) -> ECPublicKey {
+        ERR_clear_error()
+        // get1: a new reference that the owner below releases.
+        guard let key = X509_get_pubkey(owner.pointer) else {
+            throw OpenSSLErrorQueue.error(.keyUnsupported, "X509_get_pubkey")
+        }
+        return try ECPublicKey.wrap(EVPKeyOwner(unsafeTakingOwnership: key))
+    }
+
+    func extensionBytes(oid: String) -> [UInt8]? {
+        defer { ERR_clear_error() }
+        guard let object = OBJ_txt2obj(oid, 1) else { return nil }
+        defer { ASN1_OBJECT_free(object) }
+        let index = X509_get_ext_by_OBJ(owner.pointer, object, -1)
+        guard index >= 0, X509_get_ext_by_OBJ(owner.pointer, object, index) < 0 else { return nil }
+        // get0 / get: borrowed from the certificate.
+        guard let ext = X509_get_ext(owner.pointer, index), let data = X509_EXTENSION_get_data(ext) else { return nil }
+        let length = Int(ASN1_STRING_length(data))
+        guard length > 0, let bytes = ASN1_STRING_get0_data(data) else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    func extendedKeyUsages() -> [String] {
+        defer { ERR_clear_error() }
+        var critical: Int32 = 0
+        // d2i-style: returns a new stack we own.
+        guard let raw = X509_get_ext_d2i(owner.pointer, NID_ext_key_usage, &critical, nil) else { return [] }
+        let stack = OpaquePointer(raw)
+        defer { cshim_sk_ASN1_OBJECT_pop_free(stack) }
+        var oids: [String] = []
+        for index in 0..<cshim_sk_ASN1_OBJECT_num(stack) {
+            guard let object = cshim_sk_ASN1_OBJECT_value(stack, index) else { continue }
+            var text = [CChar](repeating: 0, count: 128)
+            let length = OBJ_obj2txt(&text, Int32(text.count), object, 1)
+            if length > 0 {
+                oids.append(String(decoding: text.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+        }
+        return oids
+    }
+}

@@ -1,0 +1,28 @@
+/// A freshly generated or imported private key, for signing certificates, evidence and JWTs.
+///
+/// Only the simulated device, test support and ES256 JWT signing use private keys; verification code
+/// never needs one.
+package struct PrivateKey: Sendable {
+    /// Key types we can generate. RSA exists only so tests can present a non-EC certificate.
+    package enum Kind: Sendable {
+        case p256, p384, rsa2048
+    }
+
+    package let kind: Kind
+    let owner: EVPKeyOwner
+
+    /// Generates a new key of `kind` from OpenSSL's CSPRNG.
+    /// - Throws: `crypto.internal` if OpenSSL cannot generate it.
+    package init(generating kind: Kind) throws(CryptoError) {
+        self.kind = kind
+        self.owner = try Self.generate(kind)
+    }
+
+    init(kind: Kind, owner: EVPKeyOwner) {
+        self.kind = kind
+        self.owner = owner
+    }
+
+    /// DER SubjectPublicKeyInfo of the public half.
+    package var publicKeyDER: [UInt8] { publicDER() }
+}
