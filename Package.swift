@@ -81,6 +81,10 @@ let package = Package(
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
-        tests("AppAttestTests", ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"], exclude: ["Fixtures"]),
+        tests(
+            "AppAttestTests",
+            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
