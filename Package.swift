@@ -77,6 +77,11 @@ let package = Package(
 
         tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
         tests("AttestCoreTests", ["AttestCore"], exclude: ["Fixtures"]),
+        tests(
+            "PlayIntegrityTests",
+            ["PlayIntegrity", "HTTPClient", "Crypto", "AttestCore", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),

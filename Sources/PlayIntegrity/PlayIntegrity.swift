@@ -1,1 +1,0 @@
-// The PlayIntegrity module; see docs/architecture.md.

@@ -1,0 +1,168 @@
+import AttestCore
+import FoundationEssentials
+import Glibc
+import HTTPClient
+import Synchronization
+
+@testable import PlayIntegrity
+
+struct FixtureReadError: Error { let path: String }
+
+enum Fixture {
+    static let directory = "/" + #filePath.split(separator: "/").dropLast().joined(separator: "/") + "/Fixtures/"
+
+    static func bytes(_ name: String) throws -> [UInt8] { try readFile(directory + name) }
+
+    static func json(_ name: String) throws -> JSONValue { try JSONValue.parse(try bytes(name)) }
+
+    /// The standard fixtures' values.
+    static let packageName = "com.package.name"
+    static let requestHash = "aGVsbG8gd29scmQgdGhlcmU"
+    static let digest = "6a6a1474b5cbbb2b1aa57e0bc3"
+    static let timestampMillis: Int64 = 1_675_655_009_345
+    /// Ten seconds after the fixtures' `timestampMillis`.
+    static let now = Date(timeIntervalSince1970: Double(timestampMillis) / 1000 + 10)
+
+    static let configuration = PlayIntegrityConfiguration(packageName: packageName, certificateDigests: [digest])
+}
+
+func readFile(_ path: String) throws -> [UInt8] {
+    guard let file = fopen(path, "rb") else { throw FixtureReadError(path: path) }
+    defer { fclose(file) }
+    var out = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&chunk, 1, chunk.count, file)
+        if count == 0 { break }
+        out.append(contentsOf: chunk.prefix(count))
+    }
+    return out
+}
+
+extension JSONValue {
+    /// A copy with the value at `path` replaced (nil removes it).
+    func setting(_ path: [String], to value: JSONValue?) -> JSONValue {
+        guard let first = path.first, case .object(var members) = self else { return self }
+        if path.count == 1 {
+            members[first] = value
+        } else {
+            members[first] = (members[first] ?? .object([:])).setting(Array(path.dropFirst()), to: value)
+        }
+        return .object(members)
+    }
+}
+
+/// An `HTTPTransport` answering from a closure and recording every request.
+final class ScriptedTransport: HTTPTransport {
+    private let requests = Mutex<[HTTPRequest]>([])
+    private let handler: @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) { self.handler = handler }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        return try handler(request)
+    }
+
+    var sent: [HTTPRequest] { requests.withLock { $0 } }
+}
+
+/// A secret source that counts reads and can be switched between values and failures.
+final class CountingSecretSource: SecretSource {
+    private let state: Mutex<(value: [UInt8]?, reads: Int)>
+
+    init(_ value: [UInt8]?) { state = Mutex((value, 0)) }
+
+    func readSecret() async throws(SecretSourceError) -> [UInt8] {
+        let value = state.withLock { state -> [UInt8]? in
+            state.reads += 1
+            return state.value
+        }
+        guard let value else { throw SecretSourceError(.notFound) }
+        return value
+    }
+
+    var reads: Int { state.withLock { $0.reads } }
+    func replace(with value: [UInt8]?) { state.withLock { $0.value = value } }
+}
+
+/// A per-device decode budget in memory (the gate's DynamoDB one comes later).
+final class InMemoryDecodeBudget: DecodeBudget {
+    private let spent = Mutex<[String: Int]>([:])
+    let perDevice: Int
+    let failing: Bool
+
+    init(perDevice: Int = 30, failing: Bool = false) {
+        self.perDevice = perDevice
+        self.failing = failing
+    }
+
+    struct StoreDown: Error {}
+
+    func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
+        if failing { throw StoreDown() }
+        return spent.withLock { spent in
+            let used = spent[deviceID, default: 0]
+            guard used < perDevice else { return .exhausted }
+            spent[deviceID] = used + 1
+            return .spent
+        }
+    }
+
+    func used(_ deviceID: String) -> Int { spent.withLock { $0[deviceID, default: 0] } }
+}
+
+/// A quota store in memory.
+final class InMemoryDecodeQuotaStore: DecodeQuotaStore {
+    private let state = Mutex<(counts: [String: Int], warned: Set<String>)>(([:], []))
+    let failing: Bool
+
+    init(failing: Bool = false) { self.failing = failing }
+
+    func incrementDecodeCount(day: String, limit: Int) async throws -> DecodeQuotaCount {
+        if failing { throw InMemoryDecodeBudget.StoreDown() }
+        return state.withLock { state in
+            let count = state.counts[day, default: 0]
+            guard count < limit else { return .limitReached }
+            state.counts[day] = count + 1
+            return .counted(count: count + 1, warned: state.warned.contains(day))
+        }
+    }
+
+    func claimWarning(day: String) async throws -> Bool {
+        state.withLock { $0.warned.insert(day).inserted }
+    }
+
+    func count(_ day: String) -> Int { state.withLock { $0.counts[day, default: 0] } }
+}
+
+/// A quota guard that admits everything (and counts calls).
+final class CountingQuotaGuard: DecodeQuotaGuard {
+    private let calls = Mutex(0)
+    let answer: DecodeQuotaDecision
+    init(_ answer: DecodeQuotaDecision = .admitted) { self.answer = answer }
+    func admitDecode(now: Date) async -> DecodeQuotaDecision {
+        calls.withLock { $0 += 1 }
+        return answer
+    }
+    var count: Int { calls.withLock { $0 } }
+}
+
+/// An access-token source with a fixed answer.
+final class StubAccessTokens: AccessTokenSource {
+    private let state = Mutex<(calls: Int, discards: Int)>((0, 0))
+    let failure: GoogleAuthError?
+
+    init(failure: GoogleAuthError? = nil) { self.failure = failure }
+
+    func accessToken(now: Date) async throws(GoogleAuthError) -> String {
+        state.withLock { $0.calls += 1 }
+        if let failure { throw failure }
+        return "test-access-token"
+    }
+
+    func discardAccessToken() async { state.withLock { $0.discards += 1 } }
+
+    var calls: Int { state.withLock { $0.calls } }
+    var discards: Int { state.withLock { $0.discards } }
+}
