@@ -51,7 +51,9 @@ let package = Package(
             exclude: ["Roots"],
             swiftSettings: strictSettings
         ),
-        module("DynamoDB", ["SigV4", "HTTPClient", "Crypto", "AttestCore"]),
+        module("AWSJSON", ["SigV4", "HTTPClient", "AttestCore"]),
+        module("DynamoDB", ["AWSJSON", "SigV4", "HTTPClient", "Crypto", "AttestCore"]),
+        module("SecretsManager", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
         module("PlayIntegrity", ["Crypto", "HTTPClient", "AttestCore"]),
         module("DeviceCheck", ["Crypto", "HTTPClient", "AttestCore"]),
 
@@ -91,5 +93,7 @@ let package = Package(
             ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"],
             exclude: ["Fixtures"]
         ),
+        tests("AWSJSONTests", ["AWSJSON", "SecretsManager", "SigV4", "HTTPClient", "TestSupport", "AttestCore"]),
+        tests("DynamoDBTests", ["DynamoDB", "AWSJSON", "HTTPClient", "TestSupport", "AttestCore"]),
     ]
 )

@@ -1,1 +1,0 @@
-// The DynamoDB module; see docs/architecture.md.
