@@ -3,6 +3,15 @@
 package struct P256PrivateKey: Sendable {
     let key: PrivateKey
 
+    /// Wraps a generic key already known to be P-256.
+    package init(_ key: PrivateKey) throws(CryptoError) {
+        guard key.kind == .p256 else { throw CryptoError(.keyUnsupported, detail: "private key is not P-256") }
+        self.key = key
+    }
+
+    /// The generic key (to issue certificates for it, for example).
+    package var privateKey: PrivateKey { key }
+
     /// Generates a new random P-256 key.
     /// - Throws: `crypto.internal` if OpenSSL cannot generate it.
     package init() throws(CryptoError) {
@@ -12,7 +21,9 @@ package struct P256PrivateKey: Sendable {
     /// Imports a PEM private key (`BEGIN PRIVATE KEY` PKCS#8, as Apple's `.p8` files, or `BEGIN EC PRIVATE KEY`).
     /// - Throws: `crypto.der_malformed` for bad PEM/DER, `crypto.key_unsupported` for a key that is not P-256.
     package init(pemRepresentation pem: String) throws(CryptoError) {
-        key = try PrivateKey.importP256(pem: pem)
+        let key = try PrivateKey(pemRepresentation: pem)
+        guard key.kind == .p256 else { throw CryptoError(.keyUnsupported, detail: "private key is not P-256") }
+        self.key = key
     }
 
     /// The private key as PKCS#8 PEM (`BEGIN PRIVATE KEY`), e.g. to write a test `.p8` file.

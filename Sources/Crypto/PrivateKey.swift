@@ -23,6 +23,15 @@ package struct PrivateKey: Sendable {
         self.owner = owner
     }
 
+    /// Imports an EC private key from PEM (PKCS#8 or SEC1); the kind follows the curve.
+    /// - Throws: `crypto.der_malformed`, or `crypto.key_unsupported` for keys not on P-256/P-384.
+    package init(pemRepresentation pem: String) throws(CryptoError) {
+        self = try Self.importEC(pem: pem)
+    }
+
+    /// The private key as PKCS#8 PEM.
+    package var pemRepresentation: String { pkcs8PEM() }
+
     /// DER SubjectPublicKeyInfo of the public half.
     package var publicKeyDER: [UInt8] { publicDER() }
 }

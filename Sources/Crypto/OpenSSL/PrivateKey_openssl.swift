@@ -32,7 +32,7 @@ extension PrivateKey {
         return EVPKeyOwner(unsafeTakingOwnership: key)
     }
 
-    static func importP256(pem: String) throws(CryptoError) -> PrivateKey {
+    static func importEC(pem: String) throws(CryptoError) -> PrivateKey {
         ERR_clear_error()
         var der = try PEM.decode(pem, labels: ["PRIVATE KEY", "EC PRIVATE KEY"])
         defer { der.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
@@ -44,11 +44,12 @@ extension PrivateKey {
         guard let pointer = parsed.0 else { throw OpenSSLErrorQueue.error(.derMalformed, "d2i_AutoPrivateKey") }
         let owner = EVPKeyOwner(unsafeTakingOwnership: pointer)
         guard parsed.1 == der.count else { throw CryptoError(.derMalformed, detail: "trailing bytes after key") }
-        let key = PrivateKey(kind: .p256, owner: owner)
-        guard (try? ECPublicKey(derRepresentation: key.publicKeyDER))?.curve == .p256 else {
-            throw CryptoError(.keyUnsupported, detail: "private key is not P-256")
+        let probe = PrivateKey(kind: .p256, owner: owner)
+        switch (try? ECPublicKey(derRepresentation: probe.publicDER()))?.curve {
+        case .p256: return probe
+        case .p384: return PrivateKey(kind: .p384, owner: owner)
+        case nil: throw CryptoError(.keyUnsupported, detail: "private key is not EC P-256/P-384")
         }
-        return key
     }
 
     func publicDER() -> [UInt8] {
