@@ -6,22 +6,24 @@ SWIFT ?= swift
 PYTHON ?= python3
 export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
-APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl
-PIP_PACKAGES := moto[server] boto3
+APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
+	patchelf binutils python3-venv
+PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
 
-.PHONY: help setup build test lint format unit-test link-check run clean
+.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check
 
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
 	@echo "make setup | build | lint | format | clean"
+	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 
 ## setup: apt and pip packages, installed only when missing.
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "apt-get install$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
-	@$(PYTHON) -c "import moto, boto3, flask" 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_PACKAGES)
+	@$(PYTHON) -c "import moto, boto3, flask, hcl2" 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
@@ -38,7 +40,29 @@ unit-test: setup
 	$(SWIFT) test --skip-build
 
 ## test: everything CI checks.
-test: setup lint unit-test
+test: setup lint unit-test infra-check
 
 clean:
 	rm -rf .build build
+
+## Deployment (docs/deploy.md). checkov lives in its own venv: its pins must not move moto's/boto3's, and its
+## hcl2 fork (bc-python-hcl2) installs the same `hcl2` module as python-hcl2.
+CHECKOV_VERSION := 3.3.30
+CHECKOV_VENV ?= $(HOME)/.local/share/attestgate/checkov-$(CHECKOV_VERSION)
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+setup: $(CHECKOV)
+$(CHECKOV):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install -q checkov==$(CHECKOV_VERSION)
+
+## package: release build with the static Swift stdlib, then build/attestgate-lambda.zip (every library inside).
+package: build
+	scripts/package.sh
+
+## package-check: unzip into an empty root, chroot into it (root), serve invocations, `attestgate config check`.
+package-check: setup
+	scripts/package-check.sh
+
+## infra-check: parse infra/*.tf, checkov, and the alarms' metrics against real decision log lines (no cloud).
+infra-check: setup
+	CHECKOV=$(CHECKOV) infra/tests/infra-check.sh

@@ -1,0 +1,58 @@
+locals {
+  name       = "${var.name_prefix}-${var.environment}"
+  kms_key_id = var.kms_key_arn == "" ? null : var.kms_key_arn
+
+  # ROUTES as the function reads it: optional fields left out rather than sent as null.
+  routes_json = jsonencode([
+    for r in var.routes : { for k, v in r : k => v if v != null }
+  ])
+
+  # The mode each route's metrics carry (the `mode` dimension): its own, else GATE_MODE.
+  route_modes = { for r in var.routes : r.feature => coalesce(r.mode, var.gate_mode) }
+
+  devicecheck_enabled = var.devicecheck_key_id != ""
+
+  # The function's environment: exactly the names of docs/design.md section 5. AWS_REGION and the
+  # credentials are set by Lambda; DYNAMODB_ENDPOINT and the *_FILE variants are for local runs only.
+  # Empty optional settings are left out so the product applies its own defaults.
+  function_environment = {
+    for k, v in {
+      ATTESTGATE_ENV                     = var.environment
+      TABLE_NAME                         = aws_dynamodb_table.main.name
+      GATE_MODE                          = var.gate_mode
+      CHALLENGE_TTL_SECONDS              = tostring(var.challenge_ttl_seconds)
+      APPLE_TEAM_ID                      = var.apple_team_id
+      APPLE_BUNDLE_IDS                   = join(",", var.apple_bundle_ids)
+      APP_ATTEST_ENVIRONMENT             = var.app_attest_environment
+      APP_ATTEST_TRUST_ROOT              = var.app_attest_trust_root
+      ANDROID_PACKAGE                    = var.android_package
+      ANDROID_CERT_SHA256                = join(",", var.android_cert_sha256)
+      GOOGLE_SERVICE_ACCOUNT_SECRET_ARN  = aws_secretsmanager_secret.google_service_account.arn
+      GOOGLE_TOKEN_ENDPOINT              = var.google_token_endpoint
+      PLAY_INTEGRITY_ENDPOINT            = var.play_integrity_endpoint
+      PLAY_DECODE_BUDGET_PER_DEVICE      = tostring(var.play_decode_budget_per_device)
+      PLAY_DECODE_DAILY_SOFT_CAP         = tostring(var.play_decode_daily_soft_cap)
+      DEVICECHECK_KEY_ID                 = var.devicecheck_key_id
+      DEVICECHECK_PRIVATE_KEY_SECRET_ARN = local.devicecheck_enabled ? aws_secretsmanager_secret.devicecheck_key[0].arn : ""
+      DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
+      AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
+      BUDGET_TIMEZONE                    = var.budget_timezone
+      PAID_CLAIM                         = var.paid_claim
+      UPSTREAM_URL                       = var.upstream_url
+      UPSTREAM_API_KEY_SECRET_ARN        = aws_secretsmanager_secret.upstream_api_key.arn
+      UPSTREAM_AUTH_HEADER               = var.upstream_auth_header
+      ROUTES                             = local.routes_json
+      LOG_LEVEL                          = var.log_level
+    } : k => v if v != ""
+  }
+
+  # Secrets the function may read: the two always, DeviceCheck's only when it is configured.
+  secret_arns = concat(
+    [aws_secretsmanager_secret.google_service_account.arn, aws_secretsmanager_secret.upstream_api_key.arn],
+    local.devicecheck_enabled ? [aws_secretsmanager_secret.devicecheck_key[0].arn] : [],
+  )
+
+  # API Gateway route keys: the two attestation endpoints plus every metered route.
+  attest_route_keys  = ["POST /v1/attest/challenge", "POST /v1/attest/keys"]
+  metered_route_keys = [for r in var.routes : "${upper(r.method)} ${r.path}"]
+}

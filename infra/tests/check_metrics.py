@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Check that every metric and dimension the alarms in infra/ use is emitted by the code.
+
+The alarms watch CloudWatch metrics that only exist because the function's decision log line carries an
+Embedded Metric Format block. CloudWatch creates a metric for each name in `Metrics` and for each dimension
+set in `Dimensions`, taking the dimension values and the metric value from the line's top-level members.
+An alarm whose metric name, dimension names or literal dimension values no line produces watches nothing
+and never fires. So this replays decision lines through the same rules CloudWatch applies and requires
+every AttestGate alarm to be matched by at least one line (seeds/000 section 11-1 does the same for
+metric filters).
+
+Lines: any text stream; every line holding a JSON object whose "logger" is "attestgate.decision" is a
+decision line (text before the first "{" is ignored, so CloudWatch exports and raw stderr both work).
+Lines from other loggers never count, even when they carry an _aws block: a metric must come from the
+decision line.
+
+  check_metrics.py                         the fixture (infra/tests/decision-lines.jsonl)
+  check_metrics.py --lines captured.log    real lines, e.g. the bootstrap's stderr under package-check
+  check_metrics.py --lines x --coverage    report which alarms the lines cover; fail only on malformed
+                                           decision lines (for partial captures)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from dataclasses import dataclass
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tfload  # noqa: E402
+
+NAMESPACE = "AttestGate"
+DECISION_LOGGER = "attestgate.decision"
+FIXTURE = pathlib.Path(__file__).resolve().parent / "decision-lines.jsonl"
+
+
+@dataclass(frozen=True)
+class Alarm:
+    name: str
+    metric: str
+    dimensions: dict[str, str | None]  # name -> literal value, or None when the value is an expression
+
+
+@dataclass(frozen=True)
+class Emission:
+    """One metric as CloudWatch would create it from one decision line."""
+
+    metric: str
+    dimensions: dict[str, str]
+    line_number: int
+
+
+def alarms_from_terraform(parsed: dict[str, dict]) -> list[Alarm]:
+    found = []
+    for name, body in tfload.resources(parsed, "aws_cloudwatch_metric_alarm").items():
+        if tfload.unquote(body.get("namespace")) != NAMESPACE:
+            continue
+        metric = body.get("metric_name")
+        if not tfload.is_literal(metric):
+            raise SystemExit(f"infra-check: alarm {name}: metric_name must be a literal to be checkable")
+        dims = body.get("dimensions") or {}
+        if isinstance(dims, list):  # older python-hcl2 wraps maps in a list
+            dims = dims[0] if dims else {}
+        if not isinstance(dims, dict):
+            raise SystemExit(f"infra-check: alarm {name}: dimensions must be a map literal to be checkable")
+        values = {k: (tfload.unquote(v) if tfload.is_literal(v) else None) for k, v in dims.items()}
+        found.append(Alarm(name, tfload.unquote(metric), values))
+    return found
+
+
+class MalformedLine(Exception):
+    pass
+
+
+def emissions_from_line(record: dict, line_number: int) -> list[Emission]:
+    """What CloudWatch extracts from one EMF line; raises MalformedLine where it would extract nothing."""
+    aws = record.get("_aws")
+    if not isinstance(aws, dict):
+        return []
+    if not isinstance(aws.get("Timestamp"), int):
+        raise MalformedLine("_aws.Timestamp must be an integer (milliseconds)")
+    directives = aws.get("CloudWatchMetrics")
+    if not isinstance(directives, list) or not directives:
+        raise MalformedLine("_aws.CloudWatchMetrics must be a non-empty list")
+    # The contract: `route` is the route's feature name, never the client's raw path; `mode` is bounded.
+    if "/" in str(record.get("route", "")):
+        raise MalformedLine(f"route {record.get('route')!r} looks like a path; it must be the feature name")
+    if record.get("mode") not in (None, "off", "monitor", "enforce"):
+        raise MalformedLine(f"mode {record.get('mode')!r} is not off, monitor or enforce")
+    out = []
+    for directive in directives:
+        if directive.get("Namespace") != NAMESPACE:
+            raise MalformedLine(f"namespace {directive.get('Namespace')!r}, want {NAMESPACE!r}")
+        for dimension_set in directive.get("Dimensions", []):
+            for key in dimension_set:
+                if not isinstance(record.get(key), str) or not record[key]:
+                    raise MalformedLine(f"dimension {key!r} has no string value in the line")
+        for metric in directive.get("Metrics", []):
+            name = metric.get("Name")
+            if not isinstance(record.get(name), (int, float)) or isinstance(record.get(name), bool):
+                raise MalformedLine(f"metric {name!r} has no numeric value in the line")
+            if metric.get("Unit", "Count") != "Count":
+                raise MalformedLine(f"metric {name!r}: unit {metric.get('Unit')!r}, want Count")
+            for dimension_set in directive.get("Dimensions", []):
+                out.append(Emission(name, {k: record[k] for k in dimension_set}, line_number))
+    return out
+
+
+def read_emissions(text: str) -> tuple[list[Emission], int, list[str]]:
+    """Emissions of every decision line in `text`, the number of decision lines, and the problems found."""
+    emissions, problems, count = [], [], 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        start = raw.find("{")
+        if start < 0:
+            continue
+        try:
+            record = json.loads(raw[start:])
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(record, dict) or record.get("logger") != DECISION_LOGGER:
+            continue
+        count += 1
+        try:
+            emissions.extend(emissions_from_line(record, number))
+        except MalformedLine as error:
+            problems.append(f"line {number}: {error}")
+    return emissions, count, problems
+
+
+def matches(alarm: Alarm, emission: Emission) -> bool:
+    if emission.metric != alarm.metric or set(emission.dimensions) != set(alarm.dimensions):
+        return False
+    return all(v is None or emission.dimensions[k] == v for k, v in alarm.dimensions.items())
+
+
+def check(alarms: list[Alarm], text: str, coverage_only: bool = False) -> list[str]:
+    """Problems (empty when every alarm is fed by some decision line)."""
+    emissions, count, problems = read_emissions(text)
+    if count == 0:
+        problems.append("no decision lines (logger attestgate.decision) in the input")
+    if not alarms:
+        problems.append(f"no {NAMESPACE} alarms found in infra/")
+    for alarm in alarms:
+        hits = [e for e in emissions if matches(alarm, e)]
+        shape = f"{alarm.metric} by [{', '.join(sorted(alarm.dimensions))}]"
+        if hits:
+            print(f"  ok   {alarm.name}: {shape} <- line {hits[0].line_number} (+{len(hits) - 1} more)")
+        elif coverage_only:
+            print(f"  --   {alarm.name}: {shape} not in these lines")
+        else:
+            near = sorted({f"{e.metric} by [{', '.join(sorted(e.dimensions))}]" for e in emissions
+                           if e.metric == alarm.metric})
+            problems.append(f"alarm {alarm.name} watches {shape} {alarm.dimensions}, which no decision line "
+                            f"emits (this metric is emitted as: {near or 'nothing'})")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=pathlib.Path, default=FIXTURE, help="log lines to replay")
+    parser.add_argument("--infra", type=pathlib.Path, default=tfload.INFRA, help="the Terraform directory")
+    parser.add_argument("--coverage", action="store_true", help="report coverage; fail only on bad lines")
+    args = parser.parse_args(argv)
+    alarms = alarms_from_terraform(tfload.load(args.infra))
+    print(f"check_metrics: {len(alarms)} {NAMESPACE} alarms, lines from {args.lines}")
+    problems = check(alarms, args.lines.read_text(), coverage_only=args.coverage)
+    for problem in problems:
+        print(f"  FAIL {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The metric checker must be able to fail: each test breaks one thing an alarm depends on."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import pathlib
+import sys
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_metrics  # noqa: E402
+import tfload  # noqa: E402
+
+FIXTURE_LINES = check_metrics.FIXTURE.read_text().splitlines()
+
+
+def run(alarms, lines, coverage_only=False):
+    with contextlib.redirect_stdout(io.StringIO()):
+        return check_metrics.check(alarms, "\n".join(lines), coverage_only)
+
+
+def edit(lines, index, change):
+    """A copy of `lines` with the decision line at `index` (counting decision lines only) changed."""
+    out, seen = [], -1
+    for raw in lines:
+        record = json.loads(raw)
+        if record.get("logger") == check_metrics.DECISION_LOGGER:
+            seen += 1
+            if seen == index:
+                change(record)
+        out.append(json.dumps(record))
+    return out
+
+
+class CheckMetricsTests(unittest.TestCase):
+    alarms = check_metrics.alarms_from_terraform(tfload.load())
+
+    def test_repository_alarms_are_all_fed_by_the_fixture(self):
+        self.assertEqual(run(self.alarms, FIXTURE_LINES), [])
+
+    def test_alarms_cover_the_issue_list(self):
+        metrics = {a.metric for a in self.alarms}
+        self.assertTrue({"budget_warning", "budget_exhausted", "block", "unavailable"} <= metrics)
+
+    def test_alarm_on_a_metric_nobody_emits_fails(self):
+        alarm = check_metrics.Alarm("typo", "blocks", {"environment": None})
+        self.assertTrue(any("typo" in p for p in run([alarm], FIXTURE_LINES)))
+
+    def test_alarm_on_a_dimension_set_nobody_emits_fails(self):
+        alarm = check_metrics.Alarm("by_route_only", "block", {"environment": None, "route": None})
+        self.assertTrue(run([alarm], FIXTURE_LINES))
+
+    def test_literal_dimension_value_must_be_emitted(self):
+        ok = check_metrics.Alarm("enforce_block", "block", {"environment": None, "route": None, "mode": "enforce"})
+        bad = check_metrics.Alarm("monitor_block", "block", {"environment": None, "route": None, "mode": "monitor"})
+        self.assertEqual(run([ok], FIXTURE_LINES), [])
+        self.assertTrue(run([bad], FIXTURE_LINES))
+
+    def test_renamed_dimension_in_the_line_is_caught(self):
+        def rename(record):
+            record["_aws"]["CloudWatchMetrics"][0]["Dimensions"] = [["env"], ["env", "route", "mode"]]
+            record["env"] = record.pop("environment")
+
+        # Every block line renamed: the block alarm is left without a source.
+        lines = FIXTURE_LINES
+        for i in range(8):
+            lines = edit(lines, i, lambda r: rename(r) if "block" in r else None)
+        self.assertTrue(any("block_spike" in p for p in run(self.alarms, lines)))
+
+    def test_metric_listed_without_a_value_is_malformed(self):
+        lines = edit(FIXTURE_LINES, 0, lambda r: r.pop("would_block"))
+        self.assertTrue(any("no numeric value" in p for p in run(self.alarms, lines)))
+
+    def test_dimension_without_a_value_is_malformed(self):
+        lines = edit(FIXTURE_LINES, 1, lambda r: r.pop("route"))
+        self.assertTrue(any("dimension 'route'" in p for p in run(self.alarms, lines)))
+
+    def test_raw_path_as_route_is_malformed(self):
+        lines = edit(FIXTURE_LINES, 1, lambda r: r.__setitem__("route", "/v1/generate"))
+        self.assertTrue(any("looks like a path" in p for p in run(self.alarms, lines)))
+
+    def test_lines_from_other_loggers_never_feed_an_alarm(self):
+        forged = []
+        for raw in FIXTURE_LINES:
+            record = json.loads(raw)
+            record["logger"] = "attestgate.http"
+            forged.append(json.dumps(record))
+        problems = run(self.alarms, forged)
+        self.assertTrue(any("no decision lines" in p for p in problems))
+
+    def test_text_before_the_json_is_ignored(self):
+        prefixed = [f"2026-11-30T03:00:00Z\tr-1\t{raw}" for raw in FIXTURE_LINES]
+        self.assertEqual(run(self.alarms, prefixed), [])
+
+    def test_coverage_mode_reports_but_passes_partial_captures(self):
+        only_budget = [raw for raw in FIXTURE_LINES if "budget_used" in raw]
+        self.assertTrue(run(self.alarms, only_budget))
+        self.assertEqual(run(self.alarms, only_budget, coverage_only=True), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,324 @@
+# Inputs. Every variable that ends up in the function's environment is named after the setting it feeds
+# (docs/design.md section 5); see infra/README.md for the full table.
+
+# --- Deployment -----------------------------------------------------------------------------------------
+
+variable "aws_region" {
+  description = "AWS region to deploy into (the function sees it as AWS_REGION, which Lambda sets)."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "name_prefix" {
+  description = "Prefix of every resource name (table, function, API, secrets, alarms)."
+  type        = string
+  default     = "attestgate"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{1,30}$", var.name_prefix))
+    error_message = "name_prefix must be 2-31 characters of lower-case letters, digits and '-', starting with a letter."
+  }
+}
+
+variable "environment" {
+  description = "ATTESTGATE_ENV: `production` or `development`. Also the `environment` dimension of every AttestGate metric the alarms watch."
+  type        = string
+  default     = "production"
+
+  validation {
+    condition     = contains(["production", "development"], var.environment)
+    error_message = "environment must be \"production\" or \"development\"."
+  }
+}
+
+variable "tags" {
+  description = "Extra tags for every resource."
+  type        = map(string)
+  default     = {}
+}
+
+variable "package_zip" {
+  description = "Path of the deployment zip built by `make package` (bootstrap at its root, every shared library in lib/)."
+  type        = string
+  default     = "../build/attestgate-lambda.zip"
+}
+
+variable "lambda_runtime" {
+  description = "Lambda runtime: `provided.al2023` (default, for new deployments) or `provided.al2` (past its deprecation date; existing functions only). The same zip runs on both."
+  type        = string
+  default     = "provided.al2023"
+
+  validation {
+    condition     = contains(["provided.al2023", "provided.al2"], var.lambda_runtime)
+    error_message = "lambda_runtime must be \"provided.al2023\" or \"provided.al2\"."
+  }
+}
+
+variable "lambda_memory_mb" {
+  description = "Function memory in MB (CPU scales with it)."
+  type        = number
+  default     = 512
+
+  validation {
+    condition     = var.lambda_memory_mb >= 128 && var.lambda_memory_mb <= 10240
+    error_message = "lambda_memory_mb must be between 128 and 10240."
+  }
+}
+
+variable "lambda_timeout_seconds" {
+  description = "Function timeout in seconds. API Gateway HTTP APIs stop waiting after 30 s, so more than 29 only wastes money."
+  type        = number
+  default     = 29
+
+  validation {
+    condition     = var.lambda_timeout_seconds >= 3 && var.lambda_timeout_seconds <= 900
+    error_message = "lambda_timeout_seconds must be between 3 and 900."
+  }
+}
+
+variable "lambda_reserved_concurrency" {
+  description = "Reserved concurrency of the function: a hard cap on parallel executions (and so on spend under a flood). -1 leaves it unreserved."
+  type        = number
+  default     = 50
+}
+
+variable "log_retention_days" {
+  description = "Retention of the function's and the API's CloudWatch log groups, in days (one of CloudWatch's allowed values)."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)
+    error_message = "log_retention_days must be a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, ...)."
+  }
+}
+
+variable "kms_key_arn" {
+  description = "Optional customer-managed KMS key for the table, the secrets and the log groups. Empty: AWS-managed keys."
+  type        = string
+  default     = ""
+}
+
+variable "table_deletion_protection" {
+  description = "Deletion protection on the DynamoDB table."
+  type        = bool
+  default     = true
+}
+
+# --- Gate and verification (ATTESTGATE_*, GATE_MODE, App Attest, Play Integrity, DeviceCheck) ------------
+
+variable "gate_mode" {
+  description = "GATE_MODE: `off`, `monitor` or `enforce` for routes that do not set their own mode."
+  type        = string
+  default     = "monitor"
+
+  validation {
+    condition     = contains(["off", "monitor", "enforce"], var.gate_mode)
+    error_message = "gate_mode must be off, monitor or enforce."
+  }
+}
+
+variable "challenge_ttl_seconds" {
+  description = "CHALLENGE_TTL_SECONDS: lifetime of an issued challenge."
+  type        = number
+  default     = 300
+}
+
+variable "apple_team_id" {
+  description = "APPLE_TEAM_ID: the 10-character Apple Developer Team ID (empty: App Attest and DeviceCheck cannot verify)."
+  type        = string
+  default     = ""
+}
+
+variable "apple_bundle_ids" {
+  description = "APPLE_BUNDLE_IDS: the iOS app's bundle ids."
+  type        = list(string)
+  default     = []
+}
+
+variable "app_attest_environment" {
+  description = "APP_ATTEST_ENVIRONMENT: `production` or `development`. Production deployments refuse `development` (a development-signed build could attest as the App Store build)."
+  type        = string
+  default     = "production"
+
+  validation {
+    condition     = contains(["production", "development"], var.app_attest_environment)
+    error_message = "app_attest_environment must be \"production\" or \"development\"."
+  }
+}
+
+variable "app_attest_trust_root" {
+  description = "APP_ATTEST_TRUST_ROOT: path inside the package of a PEM replacing Apple's root (tests only). Refused when environment = production."
+  type        = string
+  default     = ""
+}
+
+variable "android_package" {
+  description = "ANDROID_PACKAGE: the Android app's package name (empty: Play Integrity off)."
+  type        = string
+  default     = ""
+}
+
+variable "android_cert_sha256" {
+  description = "ANDROID_CERT_SHA256: release signing-certificate digests as Play Integrity reports them."
+  type        = list(string)
+  default     = []
+}
+
+variable "google_token_endpoint" {
+  description = "GOOGLE_TOKEN_ENDPOINT: Google's OAuth2 token endpoint."
+  type        = string
+  default     = "https://oauth2.googleapis.com/token"
+}
+
+variable "play_integrity_endpoint" {
+  description = "PLAY_INTEGRITY_ENDPOINT: base URL of the Play Integrity API."
+  type        = string
+  default     = "https://playintegrity.googleapis.com"
+}
+
+variable "play_decode_budget_per_device" {
+  description = "PLAY_DECODE_BUDGET_PER_DEVICE: Play Integrity decodes one device ID may cost per day."
+  type        = number
+  default     = 30
+}
+
+variable "play_decode_daily_soft_cap" {
+  description = "PLAY_DECODE_DAILY_SOFT_CAP: decodes per day across the environment before the soft cap applies (Google's default quota is 10,000)."
+  type        = number
+  default     = 9000
+}
+
+variable "devicecheck_key_id" {
+  description = "DEVICECHECK_KEY_ID: the DeviceCheck key id. Empty (default): DeviceCheck is off and no third secret is created."
+  type        = string
+  default     = ""
+}
+
+variable "devicecheck_endpoint" {
+  description = "DEVICECHECK_ENDPOINT: DeviceCheck API base URL (empty: the product default)."
+  type        = string
+  default     = ""
+}
+
+# --- Allowances, ceiling, upstream ----------------------------------------------------------------------
+
+variable "ai_daily_call_budget" {
+  description = "AI_DAILY_CALL_BUDGET: ceiling on unpaid upstream calls per day across the environment; 0 = no ceiling."
+  type        = number
+  default     = 5000
+}
+
+variable "budget_timezone" {
+  description = "BUDGET_TIMEZONE: IANA zone in which budget days and a guest's first day start."
+  type        = string
+  default     = "UTC"
+}
+
+variable "paid_claim" {
+  description = "PAID_CLAIM: `claim=value` that marks a paying signed-in user (not metered by the ceiling). Empty: none."
+  type        = string
+  default     = ""
+}
+
+variable "upstream_url" {
+  description = "UPSTREAM_URL: base URL of the upstream AI HTTP API."
+  type        = string
+}
+
+variable "upstream_auth_header" {
+  description = "UPSTREAM_AUTH_HEADER: the header that carries the upstream key (`Authorization` is sent as `Bearer <key>`)."
+  type        = string
+  default     = "Authorization"
+}
+
+variable "routes" {
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes). Each becomes an API Gateway route and, through `feature`, the `route` dimension of its metrics."
+  type = list(object({
+    method           = string
+    path             = string
+    feature          = string
+    allowance        = optional(object({ firstDay = number, laterDays = number }))
+    mode             = optional(string)
+    binding          = optional(string)
+    onUnavailable    = optional(string)
+    upstreamPath     = optional(string)
+    maxResponseBytes = optional(number)
+  }))
+  default = [
+    { method = "POST", path = "/v1/generate", feature = "generation" },
+    { method = "POST", path = "/v1/tutor/{deckId}/{cardId}", feature = "tutor" },
+  ]
+
+  validation {
+    condition     = alltrue([for r in var.routes : r.mode == null || contains(["off", "monitor", "enforce"], coalesce(r.mode, "off"))])
+    error_message = "A route's mode must be off, monitor or enforce."
+  }
+  validation {
+    condition     = length(distinct([for r in var.routes : r.feature])) == length(var.routes)
+    error_message = "Every route needs its own feature name (it is the route dimension of its metrics)."
+  }
+}
+
+variable "log_level" {
+  description = "LOG_LEVEL: debug, info, warning or error."
+  type        = string
+  default     = "info"
+
+  validation {
+    condition     = contains(["debug", "info", "warning", "error"], var.log_level)
+    error_message = "log_level must be debug, info, warning or error."
+  }
+}
+
+# --- API -----------------------------------------------------------------------------------------------
+
+variable "jwt_issuer" {
+  description = "Issuer URL of the JWT authorizer for signed-in users. Empty (default): no authorizer and no signed-in API. HTTP APIs cannot make a JWT optional on a route, so signed-in clients call a second API whose metered routes require the JWT."
+  type        = string
+  default     = ""
+}
+
+variable "jwt_audience" {
+  description = "Audiences the JWT authorizer accepts (required when jwt_issuer is set)."
+  type        = list(string)
+  default     = []
+}
+
+variable "api_throttle_burst" {
+  description = "API Gateway default-route burst limit."
+  type        = number
+  default     = 200
+}
+
+variable "api_throttle_rate" {
+  description = "API Gateway default-route steady rate limit (requests per second)."
+  type        = number
+  default     = 100
+}
+
+# --- Alarms --------------------------------------------------------------------------------------------
+
+variable "alarm_sns_topic_arn" {
+  description = "SNS topic notified when an alarm fires or recovers. Empty: alarms without actions."
+  type        = string
+  default     = ""
+}
+
+variable "block_spike_threshold" {
+  description = "Alarm when more than this many calls are blocked (enforce mode) in 5 minutes."
+  type        = number
+  default     = 50
+}
+
+variable "unavailable_spike_threshold" {
+  description = "Alarm when a route records more than this many UNAVAILABLE verifications in 5 minutes."
+  type        = number
+  default     = 10
+}
+
+variable "function_errors_threshold" {
+  description = "Alarm when the function reports more than this many errors (AWS/Lambda Errors) in 5 minutes."
+  type        = number
+  default     = 0
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Build the Lambda deployment zip: build/attestgate-lambda.zip.
+#
+# Why: the release binary is built on Debian 12 (glibc 2.36, Debian's libcurl/OpenSSL sonames). As built it
+# runs on neither provided.al2 (glibc 2.26, OpenSSL 1.0) nor provided.al2023 (glibc 2.34). So the zip carries
+# every shared library the binaries need, glibc and its loader included, and the binaries are rewritten
+# (patchelf) to use that loader and to look only in /var/task/lib:
+#   - PT_INTERP  = /var/task/lib/ld-linux-x86-64.so.2 (the bundled loader, same glibc build as the bundled libc)
+#   - DT_RPATH   = /var/task/lib (RPATH, not RUNPATH: RPATH is searched before LD_LIBRARY_PATH, which on
+#                  Lambda lists /lib64 and /usr/lib64 before /var/task/lib, and it also applies to the
+#                  transitive dependencies of libcurl and libssl, which RUNPATH would not)
+#   - every bundled library except glibc's own gets DT_RPATH=$ORIGIN as a second line of defence.
+# The Swift runtime is linked statically (--static-swift-stdlib), so no libswift*.so travels.
+#
+# Layout of the zip (Lambda unpacks it into /var/task):
+#   bootstrap            the Lambda custom runtime (handler name `bootstrap`)
+#   attestgate           the operator CLI (`/var/task/attestgate config check` works on the Lambda image too)
+#   lib/*.so*            every shared library, named by soname, plus ld-linux-x86-64.so.2
+#   lib/MANIFEST.txt     soname <- source file <- Debian package and version
+#   licenses/<pkg>       the Debian copyright file of every package a bundled library comes from
+#
+# Environment: SWIFT (swift), BIN_DIR (the release bin dir; default asks swift), OUT_DIR (build),
+#              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+OUT_DIR=${OUT_DIR:-build}
+STRIP=${STRIP:-1}
+TASK_ROOT=/var/task
+LOADER_NAME=ld-linux-x86-64.so.2
+BINARIES=(bootstrap attestgate)
+
+die() { echo "package: $*" >&2; exit 1; }
+for tool in patchelf ldd readelf zip dpkg-query; do
+    command -v "$tool" >/dev/null || die "$tool not found (run: make setup)"
+done
+
+BIN_DIR=${BIN_DIR:-$("$SWIFT" build -c release --show-bin-path)}
+for b in "${BINARIES[@]}"; do
+    [[ -x "$BIN_DIR/$b" ]] || die "$BIN_DIR/$b missing: build it first (make build)"
+done
+
+STAGE="$OUT_DIR/lambda-root"
+ZIP="$OUT_DIR/attestgate-lambda.zip"
+rm -rf "$STAGE" "$ZIP"
+mkdir -p "$STAGE/lib" "$STAGE/licenses"
+
+for b in "${BINARIES[@]}"; do
+    install -m 0755 "$BIN_DIR/$b" "$STAGE/$b"
+    if [[ "$STRIP" == 1 ]]; then strip --strip-unneeded "$STAGE/$b"; fi
+done
+
+# The Swift runtime must be static: a libswift*.so in the closure means --static-swift-stdlib was lost.
+declare -A LIBS=()   # soname -> resolved source file
+for b in "${BINARIES[@]}"; do
+    while read -r soname path; do
+        [[ "$soname" == libswift* || "$soname" == libFoundation* || "$soname" == libdispatch* ]] &&
+            die "$b links $soname dynamically; build with --static-swift-stdlib"
+        [[ "$path" == "not" ]] && die "$b: $soname not found on the build machine"
+        LIBS[$soname]=$(readlink -f "$path")
+    done < <(ldd "$STAGE/$b" | awk '$2 == "=>" && $3 != "" { print $1, $3 }')
+done
+
+# The loader: whatever PT_INTERP the linker wrote (Debian: /lib64/ld-linux-x86-64.so.2), resolved.
+interp=$(patchelf --print-interpreter "$STAGE/bootstrap")
+[[ "$(basename "$interp")" == "$LOADER_NAME" ]] || die "unexpected interpreter $interp"
+LIBS[$LOADER_NAME]=$(readlink -f "$interp")
+
+manifest="$STAGE/lib/MANIFEST.txt"
+echo "# soname <- file on the build machine <- Debian package (version); built $(date -u +%FT%TZ)" >"$manifest"
+declare -A PKGS=()
+for soname in $(printf '%s\n' "${!LIBS[@]}" | sort); do
+    src=${LIBS[$soname]}
+    install -m 0755 "$src" "$STAGE/lib/$soname"
+    # dpkg knows the file under its /lib or /usr/lib spelling (usrmerge): try both.
+    pkg=$(dpkg-query -S "$src" 2>/dev/null || dpkg-query -S "${src#/usr}" 2>/dev/null || true)
+    pkg=${pkg%%:*}
+    version=$([[ -n "$pkg" ]] && dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo "?")
+    echo "$soname <- $src <- ${pkg:-unknown} ($version)" >>"$manifest"
+    [[ -n "$pkg" ]] && PKGS[$pkg]=1
+done
+for pkg in "${!PKGS[@]}"; do
+    [[ -f "/usr/share/doc/$pkg/copyright" ]] && cp "/usr/share/doc/$pkg/copyright" "$STAGE/licenses/$pkg"
+done
+
+# glibc's own objects (the loader, libc, libm, libresolv, ...) find each other by the loader's rules and are
+# left byte-identical; every other library gets RPATH=$ORIGIN.
+for lib in "$STAGE"/lib/*.so*; do
+    name=$(basename "$lib")
+    case "$name" in
+        "$LOADER_NAME" | libc.so.* | libm.so.* | libresolv.so.* | libpthread.so.* | libdl.so.* | librt.so.*) ;;
+        *) patchelf --force-rpath --set-rpath '$ORIGIN' "$lib" ;;
+    esac
+done
+for b in "${BINARIES[@]}"; do
+    patchelf --set-interpreter "$TASK_ROOT/lib/$LOADER_NAME" --force-rpath --set-rpath "$TASK_ROOT/lib" "$STAGE/$b"
+done
+
+# The pinned Apple App Attestation root is compiled into the binaries (AppAttest module); if the module
+# ever ships it as a file instead, it travels here too.
+mapfile -t pems < <(find Sources/AppAttest -name '*.pem' 2>/dev/null)
+if ((${#pems[@]})); then
+    mkdir -p "$STAGE/certs"
+    cp "${pems[@]}" "$STAGE/certs/"
+fi
+
+# Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable).
+find "$STAGE" -exec touch -h -d '2000-01-01 00:00:00Z' {} +
+(cd "$STAGE" && find . -mindepth 1 -print | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -9 -@ "../$(basename "$ZIP")")
+
+size() { stat -c %s "$1"; }
+human() { numfmt --to=iec-i --suffix=B "$1"; }
+unzipped=$(du -sb "$STAGE" | cut -f1)
+echo "package: $ZIP"
+echo "  zip size:        $(size "$ZIP") bytes ($(human "$(size "$ZIP")")); Lambda limit 50 MiB zipped"
+echo "  unzipped size:   $unzipped bytes ($(human "$unzipped")); Lambda limit 250 MiB"
+for b in "${BINARIES[@]}"; do
+    echo "  $b binary: $(size "$STAGE/$b") bytes ($(human "$(size "$STAGE/$b")")), unstripped $(size "$BIN_DIR/$b")"
+done
+echo "  libraries:       ${#LIBS[@]} (see lib/MANIFEST.txt), glibc $(ldd --version | head -1 | awk '{print $NF}')"
