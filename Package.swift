@@ -88,6 +88,7 @@ let package = Package(
         tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
+        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
             ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"],

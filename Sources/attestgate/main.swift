@@ -1,1 +1,19 @@
-// The operator CLI entry point.
+// The operator CLI. This file only dispatches on the first argument; each command lives in its own file.
+internal import Glibc
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "verify-attestation": status = VerifyCommands.verifyAttestation(Array(arguments.dropFirst()))
+case "verify-assertion": status = VerifyCommands.verifyAssertion(Array(arguments.dropFirst()))
+default:
+    CLIOutput.usage(
+        """
+        usage: attestgate <command> [options]
+          verify-attestation   check a captured App Attest attestation (design.md 4)
+          verify-assertion     check a captured App Attest assertion
+        """
+    )
+    status = 2
+}
+exit(status)

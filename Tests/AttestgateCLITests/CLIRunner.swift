@@ -1,0 +1,65 @@
+import Glibc
+
+/// Runs the built `attestgate` binary (next to the test bundle) with arguments, stdin and environment.
+enum CLIRunner {
+    struct Outcome {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The directory holding the test binary, where SwiftPM also puts the `attestgate` executable.
+    static let binary: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        var path = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while let last = path.last, last != "/" { path.removeLast() }
+        // The test binary sits inside `<name>.xctest` on Linux (a file, not a directory).
+        return path + "attestgate"
+    }()
+
+    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) -> Outcome {
+        var input: [Int32] = [0, 0]
+        var output: [Int32] = [0, 0]
+        var errors: [Int32] = [0, 0]
+        precondition(pipe(&input) == 0 && pipe(&output) == 0 && pipe(&errors) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        for fd in input + output + errors { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        var env = ["PATH=/usr/bin:/bin"]
+        for (key, value) in environment { env.append("\(key)=\(value)") }
+        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+        precondition(spawned == 0, "cannot start \(binary): \(spawned)")
+        close(input[0])
+        close(output[1])
+        close(errors[1])
+        _ = stdin.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
+        close(input[1])
+        let out = drain(output[0])
+        let err = drain(errors[0])
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return Outcome(status: (status >> 8) & 0xff, stdout: out, stderr: err)
+    }
+
+    private static func drain(_ fd: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes += chunk.prefix(count)
+        }
+        close(fd)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
