@@ -6,7 +6,8 @@ import SimulatedDevice
 import Testing
 
 /// `attestgate verify-attestation` / `verify-assertion` run as a real process (design.md 4).
-@Suite struct VerifyCommandTests {
+/// Serialized: each run blocks a thread in `waitpid`, and the pool has only as many threads as cores.
+@Suite(.serialized) struct VerifyCommandTests {
     static func fixture(_ name: String) -> JSONValue {
         var path = #filePath
         while let last = path.last, last != "/" { path.removeLast() }
