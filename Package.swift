@@ -96,5 +96,10 @@ let package = Package(
         ),
         tests("AWSJSONTests", ["AWSJSON", "SecretsManager", "SigV4", "HTTPClient", "TestSupport", "AttestCore"]),
         tests("DynamoDBTests", ["DynamoDB", "AWSJSON", "HTTPClient", "TestSupport", "AttestCore"]),
+        tests(
+            "LambdaRuntimeTests",
+            ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
     ]
 )

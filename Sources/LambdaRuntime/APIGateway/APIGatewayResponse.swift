@@ -1,0 +1,66 @@
+package import AttestCore
+
+/// A response to API Gateway; `encoded(for:)` writes the shape the event's format expects.
+package struct APIGatewayResponse: Sendable, Hashable {
+    package var status: Int
+    package var headers: HeaderFields
+    /// Sent as `cookies` in 2.0 and as `Set-Cookie` headers in 1.0/REST.
+    package var cookies: [String]
+    package var body: [UInt8]
+
+    package init(status: Int, headers: HeaderFields = HeaderFields(), cookies: [String] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.cookies = cookies
+        self.body = body
+    }
+
+    /// `{"error":"<code>"}` with `Content-Type: application/json`: the only error shape clients see.
+    package static func error(_ status: Int, _ code: String, headers: HeaderFields = HeaderFields()) -> Self {
+        var all = headers
+        all.set("Content-Type", "application/json")
+        return Self(status: status, headers: all, body: JSONValue.object(["error": .string(code)]).serializedBytes)
+    }
+
+    /// A JSON body with `Content-Type: application/json`.
+    package static func json(_ status: Int, _ value: JSONValue, headers: HeaderFields = HeaderFields()) -> Self {
+        var all = headers
+        all.set("Content-Type", "application/json")
+        return Self(status: status, headers: all, body: value.serializedBytes)
+    }
+
+    /// The response document for `format`. The body travels as text when it is valid UTF-8 and as
+    /// base64 (`isBase64Encoded: true`) otherwise.
+    package func encoded(for format: APIGatewayRequest.Format) -> [UInt8] {
+        var document: [String: JSONValue] = ["statusCode": .int(Int64(status))]
+        if let text = String(validating: body, as: UTF8.self) {
+            document["body"] = .string(text)
+            document["isBase64Encoded"] = .bool(false)
+        } else {
+            document["body"] = .string(Bytes.base64(body))
+            document["isBase64Encoded"] = .bool(true)
+        }
+        switch format {
+        case .httpV2:
+            // 2.0 takes one value per name; duplicates are comma-joined, cookies go in their own list.
+            var single: [String: JSONValue] = [:]
+            for name in headers.names { single[name] = .string(headers[name] ?? "") }
+            document["headers"] = .object(single)
+            document["cookies"] = .array(cookies.map(JSONValue.string))
+        case .httpV1, .rest:
+            var multi: [String: JSONValue] = [:]
+            var single: [String: JSONValue] = [:]
+            for name in headers.names {
+                let values = headers.values(name)
+                multi[name] = .array(values.map(JSONValue.string))
+                single[name] = .string(values.last ?? "")
+            }
+            if !cookies.isEmpty {
+                multi["Set-Cookie"] = .array(cookies.map(JSONValue.string))
+            }
+            document["headers"] = .object(single)
+            document["multiValueHeaders"] = .object(multi)
+        }
+        return JSONValue.object(document).serializedBytes
+    }
+}

@@ -1,0 +1,84 @@
+internal import AttestCore
+package import HTTPClient
+
+/// `RuntimeAPIClient` over HTTP (libcurl through `HTTPTransport`), at `http://$AWS_LAMBDA_RUNTIME_API`.
+package struct CurlRuntimeAPIClient: RuntimeAPIClient {
+    private let baseURL: String
+    private let transport: any HTTPTransport
+
+    /// - Parameters:
+    ///   - endpoint: the value of `AWS_LAMBDA_RUNTIME_API` (`host:port`).
+    ///   - transport: normally a `CurlTransport`; loopback http is allowed by its URL policy.
+    package init(endpoint: String, transport: any HTTPTransport) {
+        self.baseURL = "http://\(endpoint)/\(RuntimeAPIConsts.apiVersion)"
+        self.transport = transport
+    }
+
+    package func next() async throws(RuntimeAPIError) -> RawInvocation {
+        // A long poll: Lambda freezes the process while waiting, so no overall timeout.
+        let request = HTTPRequest(
+            method: "GET",
+            url: baseURL + RuntimeAPIConsts.nextPath,
+            timeout: nil,
+            maxResponseBytes: RuntimeAPIConsts.maxEventBytes
+        )
+        let response = try await send(request)
+        var headers: [String: String] = [:]
+        for header in response.headers { headers[header.name] = header.value }
+        return RawInvocation(headers: headers, body: response.body)
+    }
+
+    package func respond(requestID: String, body: [UInt8]) async throws(RuntimeAPIError) {
+        let path = RuntimeAPIConsts.responsePath(try Self.pathSegment(requestID))
+        _ = try await send(HTTPRequest(method: "POST", url: baseURL + path, body: body))
+    }
+
+    package func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {
+        let path = RuntimeAPIConsts.errorPath(try Self.pathSegment(requestID))
+        _ = try await send(Self.errorRequest(url: baseURL + path, error: error))
+    }
+
+    package func initError(_ error: FunctionError) async throws(RuntimeAPIError) {
+        _ = try await send(Self.errorRequest(url: baseURL + RuntimeAPIConsts.initErrorPath, error: error))
+    }
+
+    private static func errorRequest(url: String, error: FunctionError) -> HTTPRequest {
+        let document = JSONValue.object(["errorMessage": .string(error.message), "errorType": .string(error.type)])
+        return HTTPRequest(
+            method: "POST",
+            url: url,
+            headers: [
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader(AmazonHeaders.functionErrorType, error.type),
+            ],
+            body: document.serializedBytes
+        )
+    }
+
+    /// Request ids come from the Runtime API, but they still go into a URL path: allow only the
+    /// characters Lambda uses (UUIDs) so nothing can change the path.
+    private static func pathSegment(_ requestID: String) throws(RuntimeAPIError) -> String {
+        let allowed = requestID.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == 0x2d || byte == 0x5f || byte == 0x2e
+        }
+        guard allowed, !requestID.isEmpty, requestID.utf8.count <= 128 else {
+            throw RuntimeAPIError(.missingRequestID, detail: "request id with unexpected characters")
+        }
+        return requestID
+    }
+
+    private func send(_ request: HTTPRequest) async throws(RuntimeAPIError) -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw RuntimeAPIError(.unreachable, detail: String(describing: error))
+        }
+        switch response.status {
+        case 200..<300: return response
+        case 500: throw RuntimeAPIError(.fatal, detail: "status 500")
+        default: throw RuntimeAPIError(.unexpectedStatus, detail: "status \(response.status)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package import AttestCore
+package import FoundationEssentials
+
+/// What the runtime knows about one invocation, from the headers of `GET /next`.
+package struct InvocationContext: Sendable {
+    /// `Lambda-Runtime-Aws-Request-Id`.
+    package let requestID: String
+    /// `Lambda-Runtime-Deadline-Ms`: when Lambda stops the function (wall-clock time).
+    package let deadline: Date
+    /// `Lambda-Runtime-Invoked-Function-Arn` (empty when absent).
+    package let invokedFunctionARN: String
+    /// `Lambda-Runtime-Trace-Id`, also exported as `_X_AMZN_TRACE_ID` for this invocation.
+    package let traceID: String?
+    /// The logger for this invocation: every line carries `requestId`.
+    package let logger: Logger
+
+    package init(requestID: String, deadline: Date, invokedFunctionARN: String, traceID: String?, logger: Logger) {
+        self.requestID = requestID
+        self.deadline = deadline
+        self.invokedFunctionARN = invokedFunctionARN
+        self.traceID = traceID
+        self.logger = logger.with("requestId", .string(requestID))
+    }
+
+    /// Reads the context from `/next`'s headers.
+    /// - Throws: `RuntimeAPIError` `.missingRequestID` or `.missingDeadline` (absent, not a number, or
+    ///   not a plausible epoch in milliseconds).
+    package init(invocation: RawInvocation, logger: Logger) throws(RuntimeAPIError) {
+        guard let requestID = invocation.headers[AmazonHeaders.requestID], !requestID.isEmpty else {
+            throw RuntimeAPIError(.missingRequestID)
+        }
+        guard let text = invocation.headers[AmazonHeaders.deadline], let milliseconds = Int64(text),
+            milliseconds > 0, milliseconds < 100_000_000_000_000
+        else {
+            throw RuntimeAPIError(.missingDeadline, detail: "requestId \(requestID)")
+        }
+        self.init(
+            requestID: requestID,
+            deadline: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+            invokedFunctionARN: invocation.headers[AmazonHeaders.invokedFunctionARN] ?? "",
+            traceID: invocation.headers[AmazonHeaders.traceID],
+            logger: logger
+        )
+    }
+
+    /// Time left until the deadline at `now` (zero once it has passed).
+    package func remainingTime(now: Date) -> Duration {
+        let seconds = deadline.timeIntervalSince(now)
+        guard seconds > 0 else { return .zero }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// The total timeout for an outbound call started at `now`: the time left minus `margin` (kept to
+    /// answer the client before Lambda kills the process), at most `cap`, and never below 1 ms so that
+    /// a call made too late fails at once as a timeout instead of having no timeout at all.
+    package func outboundTimeout(now: Date, margin: Duration = .milliseconds(300), cap: Duration? = nil) -> Duration {
+        var budget = remainingTime(now: now) - margin
+        if let cap, budget > cap { budget = cap }
+        return max(budget, .milliseconds(1))
+    }
+}

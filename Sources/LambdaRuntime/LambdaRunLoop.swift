@@ -1,0 +1,107 @@
+package import AttestCore
+
+/// The runtime loop: `next` → handler → `response` | `error`, until the Runtime API fails.
+///
+/// Generic over the client so the whole behaviour is tested against an in-memory fake:
+/// - a failing `/next` (500, or unreachable) ends the loop; the process then exits;
+/// - a handler that throws is reported on `/invocation/{id}/error` and the loop goes on;
+/// - an event without a request id or deadline is a runtime error that is logged (and reported on
+///   `/error` when the request id is known), never a crash;
+/// - a 500 answer to `/response` or `/error` ends the loop (the Runtime API says to exit), any other
+///   refusal is logged and the loop goes on.
+package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: Sendable {
+    /// Why the loop stopped.
+    package enum Termination: Sendable, Hashable {
+        case runtimeAPIFailed(RuntimeAPIError)
+    }
+
+    private let client: Client
+    private let handler: Handler
+    private let logger: Logger
+    private let traceIDExporter: any TraceIDExporter
+
+    package init(
+        client: Client,
+        handler: Handler,
+        logger: Logger,
+        traceIDExporter: any TraceIDExporter = EnvironmentTraceIDExporter()
+    ) {
+        self.client = client
+        self.handler = handler
+        self.logger = logger
+        self.traceIDExporter = traceIDExporter
+    }
+
+    /// Serves invocations until the Runtime API fails.
+    package func run() async -> Termination {
+        while true {
+            if let termination = await runOnce() { return termination }
+        }
+    }
+
+    /// Serves one invocation; nil means the loop should go on.
+    package func runOnce() async -> Termination? {
+        let invocation: RawInvocation
+        do {
+            invocation = try await client.next()
+        } catch {
+            logger.error(
+                "runtime api next failed",
+                ["reason": .string(error.reason.slug), "detail": .string(error.detail)]
+            )
+            return .runtimeAPIFailed(error)
+        }
+
+        let context: InvocationContext
+        do {
+            context = try InvocationContext(invocation: invocation, logger: logger)
+        } catch {
+            return await reportBadInvocation(invocation, error)
+        }
+
+        traceIDExporter.export(context.traceID)
+        let log = context.logger
+        do {
+            let response = try await handler.handle(invocation.body, context: context)
+            try await client.respond(requestID: context.requestID, body: response)
+        } catch let error as RuntimeAPIError {
+            return outcomeOfPost(error, log)
+        } catch {
+            log.error("handler failed", ["errorType": .string(Self.typeName(error))])
+            let report = FunctionError(type: Self.typeName(error), message: "handler failed")
+            do {
+                try await client.fail(requestID: context.requestID, error: report)
+            } catch {
+                return outcomeOfPost(error, log)
+            }
+        }
+        return nil
+    }
+
+    private func reportBadInvocation(_ invocation: RawInvocation, _ error: RuntimeAPIError) async -> Termination? {
+        logger.error("invalid invocation", ["reason": .string(error.reason.slug)])
+        guard let requestID = invocation.headers[AmazonHeaders.requestID], !requestID.isEmpty else {
+            // Without a request id there is nothing to answer; Lambda times the invocation out.
+            return nil
+        }
+        do {
+            try await client.fail(
+                requestID: requestID,
+                error: FunctionError(type: "Runtime.InvalidInvocation", message: error.reason.slug)
+            )
+        } catch {
+            return outcomeOfPost(error, logger)
+        }
+        return nil
+    }
+
+    private func outcomeOfPost(_ error: RuntimeAPIError, _ log: Logger) -> Termination? {
+        log.error("runtime api post failed", ["reason": .string(error.reason.slug), "detail": .string(error.detail)])
+        return error.reason == .fatal ? .runtimeAPIFailed(error) : nil
+    }
+
+    /// The error's type name: bounded, and never the error's payload (which may carry details).
+    private static func typeName(_ error: any Error) -> String {
+        String(describing: type(of: error))
+    }
+}

@@ -1,1 +1,0 @@
-// The LambdaRuntime module; see docs/architecture.md.

@@ -1,0 +1,48 @@
+/// The Lambda Runtime API as the run loop sees it.
+///
+/// The real implementation (`CurlRuntimeAPIClient`) speaks HTTP to `AWS_LAMBDA_RUNTIME_API`; tests use
+/// an in-memory fake. Contract, following the Runtime API reference
+/// (https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html):
+/// - `next()` long-polls `GET /runtime/invocation/next` with no timeout and returns the raw event and
+///   its headers. A 500 answer, or no answer at all, throws: the runtime must then exit.
+/// - `respond` / `fail` post the outcome of one invocation; `initError` reports a failure before the
+///   first `next()`. A 500 answer throws `.fatal`; other unexpected statuses throw `.unexpectedStatus`.
+package protocol RuntimeAPIClient: Sendable {
+    /// Waits for the next invocation.
+    /// - Throws: `RuntimeAPIError` when the Runtime API fails; the loop then ends.
+    func next() async throws(RuntimeAPIError) -> RawInvocation
+
+    /// Posts the handler's response for `requestID`.
+    func respond(requestID: String, body: [UInt8]) async throws(RuntimeAPIError)
+
+    /// Posts a function error for `requestID` (`/invocation/{id}/error`).
+    func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError)
+
+    /// Posts an initialisation error (`/runtime/init/error`); the process exits afterwards.
+    func initError(_ error: FunctionError) async throws(RuntimeAPIError)
+}
+
+/// One event as `/next` delivered it: the body and the response headers, names lower-cased.
+package struct RawInvocation: Sendable {
+    package var headers: [String: String]
+    package var body: [UInt8]
+
+    package init(headers: [String: String], body: [UInt8]) {
+        var lowered: [String: String] = [:]
+        for (name, value) in headers { lowered[name.lowercased()] = value }
+        self.headers = lowered
+        self.body = body
+    }
+}
+
+/// The error document the Runtime API accepts: `{"errorMessage": …, "errorType": …}`; `errorType` is
+/// also sent as `Lambda-Runtime-Function-Error-Type`.
+package struct FunctionError: Sendable, Hashable {
+    package var type: String
+    package var message: String
+
+    package init(type: String, message: String) {
+        self.type = type
+        self.message = message
+    }
+}

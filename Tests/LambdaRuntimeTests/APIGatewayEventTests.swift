@@ -1,0 +1,128 @@
+import AttestCore
+import LambdaRuntime
+import TestSupport
+import Testing
+
+@Suite struct APIGatewayEventTests {
+    @Test func httpV2DocsEvent() throws {
+        let request = try APIGatewayRequest(event: Fixture.bytes("lambda/apigw-http-v2.0-request.aws-docs.json"))
+        #expect(request.format == .httpV2)
+        #expect(request.method == "POST")
+        #expect(request.rawPath == "/my/path")
+        #expect(request.rawQueryString == "parameter1=value1&parameter1=value2&parameter2=value")
+        #expect(request.cookies == ["cookie1", "cookie2"])
+        #expect(request.headers["header2"] == "value1,value2")
+        #expect(request.headers["HEADER1"] == "value1")
+        #expect(request.body == Array("Hello from Lambda".utf8))
+        #expect(request.requestID == "id")
+        #expect(request.sourceIP == "IP")
+        #expect(request.jwtClaims == ["claim1": "value1", "claim2": "value2"])
+    }
+
+    @Test func httpV2RealisticEventWithoutAuthorizerOrBody() throws {
+        let request = try APIGatewayRequest(event: Fixture.bytes("lambda/apigw-http-v2.0-request.aws-lambda-go.json"))
+        #expect(request.format == .httpV2)
+        #expect(request.jwtClaims == nil)
+        #expect(request.body.isEmpty)
+        #expect(!request.method.isEmpty)
+    }
+
+    @Test func httpV1Event() throws {
+        let request = try APIGatewayRequest(event: Fixture.bytes("lambda/apigw-http-v1.0-request.aws-docs.json"))
+        #expect(request.format == .httpV1)
+        #expect(request.method == "GET")
+        #expect(request.rawPath == "/my/path")
+        #expect(request.headers.values("header2") == ["value1", "value2"])
+        #expect(request.headers["Header2"] == "value1,value2")
+        #expect(request.body == Array("Hello from Lambda!".utf8))
+        #expect(request.requestID == "id=")
+        #expect(request.sourceIP == "IP")
+        #expect(request.jwtClaims == nil)  // "claims": null
+    }
+
+    @Test func restProxyEvent() throws {
+        let request = try APIGatewayRequest(event: Fixture.bytes("lambda/apigw-rest-v1.0-request.aws-lambda-go.json"))
+        #expect(request.format == .rest)
+        #expect(request.method == "POST")
+        #expect(request.rawPath == "/hello/world")
+        #expect(request.headers["content-type"] == "application/json")
+        #expect(try JSONValue.parse(request.body) == .object(["a": .int(1)]))
+    }
+
+    @Test func base64BodyIsDecoded() throws {
+        let event =
+            #"{"version":"2.0","rawPath":"/x","requestContext":{"http":{"method":"post"}},"body":"AAEC/w==","isBase64Encoded":true}"#
+        let request = try APIGatewayRequest(event: Array(event.utf8))
+        #expect(request.body == [0, 1, 2, 255])
+        #expect(request.method == "POST")
+    }
+
+    @Test func restClaimsAndCookiesFromHeaders() throws {
+        let event = #"""
+            {"resource":"/{proxy+}","path":"/a","httpMethod":"GET","headers":{"Cookie":"a=1; b=2"},
+             "requestContext":{"requestId":"r","authorizer":{"claims":{"sub":"u1","n":3}}}}
+            """#
+        let request = try APIGatewayRequest(event: Array(event.utf8))
+        #expect(request.cookies == ["a=1", "b=2"])
+        #expect(request.jwtClaims == ["sub": "u1", "n": "3"])
+    }
+
+    @Test(arguments: [
+        ("not json", APIGatewayEventError.Reason.notJSON),
+        ("[1,2]", .notJSON),
+        (#"{"hello":"world"}"#, .notAPIGatewayEvent),
+        (#"{"version":"2.0","rawPath":"/x"}"#, .notAPIGatewayEvent),
+        (
+            #"{"version":"2.0","rawPath":"/x","requestContext":{"http":{"method":"GET"}},"headers":{"a":1}}"#,
+            .malformedField
+        ),
+        (
+            #"{"version":"2.0","rawPath":"/x","requestContext":{"http":{"method":"GET"}},"body":"!!","isBase64Encoded":true}"#,
+            .invalidBase64Body
+        ),
+        (#"{"version":"2.0","rawPath":"/x","requestContext":{"http":{"method":"GET"}},"body":5}"#, .malformedField),
+    ])
+    func malformedEventsAreNamed(event: String, reason: APIGatewayEventError.Reason) {
+        #expect(throws: APIGatewayEventError(reason)) { try APIGatewayRequest(event: Array(event.utf8)) }
+    }
+}
+
+@Suite struct APIGatewayResponseTests {
+    @Test func v2ResponseJoinsHeadersAndKeepsCookies() throws {
+        var headers = HeaderFields()
+        headers.append("X-A", "1")
+        headers.append("x-a", "2")
+        let response = APIGatewayResponse(status: 201, headers: headers, cookies: ["c=1"], body: Array("hi".utf8))
+        let json = try JSONValue.parse(response.encoded(for: .httpV2))
+        #expect(json["statusCode"] == .int(201))
+        #expect(json["headers"]?["X-A"] == .string("1,2"))
+        #expect(json["cookies"] == .array([.string("c=1")]))
+        #expect(json["body"] == .string("hi"))
+        #expect(json["isBase64Encoded"] == .bool(false))
+        // The shape matches the 2.0 response fixture's keys.
+        let fixture = try JSONValue.parse(
+            Fixture.bytes("lambda/apigw-http-v2.0-response.aws-lambda-go-lambda-urls.json")
+        )
+        #expect(Set(json.objectValue!.keys) == Set(fixture.objectValue!.keys))
+    }
+
+    @Test func restResponseUsesMultiValueHeadersAndSetCookie() throws {
+        var headers = HeaderFields()
+        headers.append("X-A", "1")
+        headers.append("X-A", "2")
+        let response = APIGatewayResponse(status: 200, headers: headers, cookies: ["c=1", "d=2"], body: [0xff, 0x00])
+        let json = try JSONValue.parse(response.encoded(for: .rest))
+        #expect(json["multiValueHeaders"]?["X-A"] == .array([.string("1"), .string("2")]))
+        #expect(json["multiValueHeaders"]?["Set-Cookie"] == .array([.string("c=1"), .string("d=2")]))
+        #expect(json["isBase64Encoded"] == .bool(true))
+        #expect(json["body"] == .string("/wA="))
+        let fixture = try JSONValue.parse(Fixture.bytes("lambda/apigw-rest-v1.0-response.aws-lambda-go.json"))
+        for key in fixture.objectValue!.keys { #expect(json[key] != nil, "missing \(key)") }
+    }
+
+    @Test func errorBodyIsTheContractShape() throws {
+        let json = try JSONValue.parse(APIGatewayResponse.error(404, "not_found").encoded(for: .httpV2))
+        #expect(json["body"] == .string(#"{"error":"not_found"}"#))
+        #expect(json["headers"]?["Content-Type"] == .string("application/json"))
+    }
+}
