@@ -64,7 +64,11 @@ let package = Package(
         ),
         module("LambdaRuntime", ["HTTPClient", "AttestCore"]),
         module("App", ["Gate", "LambdaRuntime", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]),
-        .executableTarget(name: "bootstrap", dependencies: ["App", "LambdaRuntime"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "bootstrap",
+            dependencies: ["App", "LambdaRuntime", "HTTPClient", "AttestCore"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "attestgate",
             dependencies: ["App", "AppAttest", "DynamoDB", "Crypto", "AttestCore"],
@@ -101,5 +105,6 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
+        tests("BootstrapTests", ["TestSupport", "HTTPClient", "AttestCore"], exclude: ["Fixtures"]),
     ]
 )

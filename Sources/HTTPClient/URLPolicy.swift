@@ -5,12 +5,12 @@ internal import CCurl
 ///
 /// The URL is split by libcurl's own parser (`curl_url(3)`), so the host we check is the host libcurl
 /// will connect to; `http://localhost@evil.example/` or `http://127.0.0.1.evil.example/` are refused.
-struct URLPolicy {
+package struct URLPolicy {
     /// The scheme and host of an accepted URL.
-    struct Target: Equatable {
-        var scheme: String
-        var host: String
-        var isLoopback: Bool
+    package struct Target: Equatable {
+        package var scheme: String
+        package var host: String
+        package var isLoopback: Bool
         /// The value for `CURLOPT_PROTOCOLS_STR`: exactly the one protocol this request may use.
         var allowedProtocols: String { scheme }
     }
@@ -18,7 +18,7 @@ struct URLPolicy {
     /// Parses `url` and applies the policy.
     /// - Throws: `HTTPError` `http.invalid_url` when it does not parse, `http.protocol_refused` for any
     ///   scheme other than https, or for http to a host that is not loopback.
-    static func check(_ url: String) throws(HTTPError) -> Target {
+    package static func check(_ url: String) throws(HTTPError) -> Target {
         guard let handle = curl_url() else { throw HTTPError(.failed, detail: "curl_url: out of memory") }
         defer { curl_url_cleanup(handle) }
         let rc = curl_url_set(handle, CURLUPART_URL, url, 0)
@@ -43,7 +43,7 @@ struct URLPolicy {
     }
 
     /// `localhost`, any address in 127.0.0.0/8 written as a dotted quad, or `[::1]`.
-    static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         if host == "localhost" || host == "[::1]" || host == "::1" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4 else { return false }

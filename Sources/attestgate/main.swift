@@ -6,12 +6,14 @@ let status: Int32
 switch arguments.first {
 case "verify-attestation": status = VerifyCommands.verifyAttestation(Array(arguments.dropFirst()))
 case "verify-assertion": status = VerifyCommands.verifyAssertion(Array(arguments.dropFirst()))
+case "config": status = ConfigCommand.run(Array(arguments.dropFirst()))
 default:
     CLIOutput.usage(
         """
         usage: attestgate <command> [options]
           verify-attestation   check a captured App Attest attestation (design.md 4)
           verify-assertion     check a captured App Attest assertion
+          config check         validate the settings in the environment as the Lambda would (design.md 5)
         """
     )
     status = 2

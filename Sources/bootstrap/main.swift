@@ -1,1 +1,44 @@
-// The Lambda custom runtime entry point (filled in by the runtime issue).
+// The Lambda custom runtime entry point (`provided.al2023` / `provided.al2` run this file's binary).
+internal import App
+internal import AttestCore
+internal import Glibc
+internal import HTTPClient
+internal import LambdaRuntime
+
+// libcurl's global state first, before any other thread exists (libcurl-thread(3)).
+CurlTransport.globalInit()
+
+// Everything is read once, here, at cold start.
+let environment = Environment.process()
+let startupLogger = Logger(level: environment["LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .info)
+guard let runtimeAPI = environment["AWS_LAMBDA_RUNTIME_API"] else {
+    startupLogger.error("AWS_LAMBDA_RUNTIME_API is not set")
+    exit(1)
+}
+let transport = CurlTransport()
+let client = CurlRuntimeAPIClient(endpoint: runtimeAPI, transport: transport)
+
+let handler: Application.Handler
+let logger: Logger
+do {
+    let (built, configuration) = try Application.makeHandler(
+        environment: environment,
+        transport: transport,
+        clock: SystemClock()
+    )
+    handler = built
+    logger = Logger(level: configuration.logLevel)
+} catch {
+    let (type, message) = InitFailure.describe(error)
+    startupLogger.error("init failed", ["errorType": .string(type), "errors": .string(message)])
+    do {
+        try await client.initError(FunctionError(type: type, message: message))
+    } catch {
+        startupLogger.error("init error not delivered", ["reason": .string(error.reason.slug)])
+    }
+    exit(1)
+}
+
+let termination = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+logger.error("runtime loop ended", ["reason": .string(String(describing: termination))])
+exit(1)

@@ -1,4 +1,5 @@
 import HTTPClient
+import Synchronization
 import TestSupport
 import Testing
 
@@ -128,25 +129,34 @@ import Testing
         #expect(server.requests.isEmpty)
     }
 
-    @Test func concurrentRequestsDoNotQueueBehindEachOther() async throws {
-        // Each answer takes 500 ms. Eight of them run side by side on their own threads; if
-        // curl_easy_perform blocked the cooperative pool (as few threads as cores) they would queue.
+    @Test func concurrentRequestsAreAllInFlightAtOnce() async throws {
+        // The server holds every answer until all eight requests have arrived (or 10 s pass). If
+        // curl_easy_perform ran on Swift's cooperative pool (as many threads as cores) the later
+        // requests could not start while the first ones block, and the barrier would not be reached.
+        let arrived = Atomic<Int>(0)
         let server = try LoopbackHTTPServer { _ in
-            usleepMilliseconds(500)
-            return .respond(status: 200)
+            arrived.add(1, ordering: .sequentiallyConsistent)
+            var waited = 0
+            while arrived.load(ordering: .sequentiallyConsistent) < 8 && waited < 1000 {
+                usleepMilliseconds(10)
+                waited += 1
+            }
+            let reached = arrived.load(ordering: .sequentiallyConsistent) >= 8
+            return .respond(status: 200, headers: [("X-Barrier", reached ? "reached" : "timed-out")])
         }
         defer { server.stop() }
         let transport = self.transport
-        let clock = ContinuousClock()
-        let start = clock.now
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        let barriers = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<8 {
-                group.addTask { try await transport.send(HTTPRequest(method: "GET", url: server.baseURL)).status }
+                group.addTask {
+                    try await transport.send(
+                        HTTPRequest(method: "GET", url: server.baseURL, timeout: .seconds(20))
+                    ).header("x-barrier")
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(statuses == Array(repeating: 200, count: 8))
-        #expect(clock.now - start < .milliseconds(1500))
+        #expect(barriers == Array(repeating: "reached", count: 8))
     }
 
     @Test func sequentialRequestsReuseOneKeptAliveConnection() async throws {

@@ -1,0 +1,127 @@
+internal import AttestCore
+internal import Gate
+internal import LambdaRuntime
+
+extension SettingsReader {
+    /// The fields a `ROUTES` entry may carry; anything else is refused so a typo cannot silently fall
+    /// back to a default (`maxResponseByte`, `mdoe`).
+    static let routeFields: Set<String> = [
+        "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
+        "maxResponseBytes", "requireStrongIntegrity",
+    ]
+    static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    /// Lambda's synchronous response limit.
+    static let maxResponseLimit = 6 * 1024 * 1024
+
+    /// Parses `ROUTES` (design.md section 5); every route's problems are reported with its index.
+    mutating func routes(_ text: String, gateMode: GateMode) -> [MeteredRoute] {
+        guard let json = try? JSONValue.parse(Array(text.utf8)), let entries = json.arrayValue else {
+            problem(.invalidRoutes, "ROUTES", "not a JSON list")
+            return []
+        }
+        guard !entries.isEmpty else {
+            problem(.invalidRoutes, "ROUTES", "empty list")
+            return []
+        }
+        var routes: [MeteredRoute] = []
+        var seen = Set<String>()
+        for (index, entry) in entries.enumerated() {
+            var errors: [String] = []
+            guard let route = Self.route(entry, gateMode: gateMode, errors: &errors), errors.isEmpty else {
+                problem(.invalidRoutes, "ROUTES", "route \(index): " + errors.joined(separator: ", "))
+                continue
+            }
+            let pattern = (try? PathPattern(route.path))?.description ?? route.path
+            guard seen.insert(route.method + " " + pattern).inserted else {
+                problem(.invalidRoutes, "ROUTES", "route \(index): \(route.method) \(route.path) appears twice")
+                continue
+            }
+            routes.append(route)
+        }
+        return routes
+    }
+
+    private static func route(_ entry: JSONValue, gateMode: GateMode, errors: inout [String]) -> MeteredRoute? {
+        guard let fields = entry.objectValue else {
+            errors.append("not an object")
+            return nil
+        }
+        for key in fields.keys.sorted() where !routeFields.contains(key) { errors.append("unknown field \(key)") }
+
+        let method = fields["method"]?.stringValue ?? ""
+        if !routeMethods.contains(method) { errors.append("method must be one of GET, POST, PUT, PATCH, DELETE") }
+        let path = fields["path"]?.stringValue ?? ""
+        if (try? PathPattern(path)) == nil { errors.append("path must be /segments with {param}s") }
+        if Configuration.reservedPaths.contains(path) { errors.append("path \(path) is served by the app itself") }
+        let feature = fields["feature"]?.stringValue ?? ""
+        let featureCharacters = feature.utf8.allSatisfy {
+            ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5f || $0 == 0x2d
+        }
+        if feature.isEmpty || feature.utf8.count > 64 || !featureCharacters {
+            errors.append("feature must be 1-64 of a-z 0-9 _ -")
+        }
+
+        var route = MeteredRoute(method: method, path: path, feature: feature, mode: gateMode, upstreamPath: path)
+        if let value = fields["mode"] {
+            if let mode = value.stringValue.flatMap(GateMode.init(rawValue:)) {
+                route.mode = mode
+            } else {
+                errors.append("mode must be off, monitor or enforce")
+            }
+        }
+        if let value = fields["binding"] {
+            if let binding = value.stringValue.flatMap(BindingMode.init(rawValue:)) {
+                route.binding = binding
+            } else {
+                errors.append("binding must be request or challenge")
+            }
+        }
+        if let value = fields["onUnavailable"] {
+            if let policy = value.stringValue.flatMap(UnavailablePolicy.init(rawValue:)) {
+                route.onUnavailable = policy
+            } else {
+                errors.append("onUnavailable must be allow or deny")
+            }
+        }
+        if let value = fields["allowance"] {
+            if let firstDay = count(value["firstDay"]), let laterDays = count(value["laterDays"]),
+                value.objectValue?.count == 2
+            {
+                route.allowance = AllowancePolicy(firstDay: firstDay, laterDays: laterDays)
+            } else {
+                errors.append("allowance must be {\"firstDay\":n,\"laterDays\":n} with 0...100000")
+            }
+        }
+        if let value = fields["upstreamPath"] {
+            if let upstreamPath = value.stringValue, upstreamPath.hasPrefix("/"), !upstreamPath.contains("?"),
+                !upstreamPath.contains("#"), !upstreamPath.contains("{"), upstreamPath.utf8.count <= 512
+            {
+                route.upstreamPath = upstreamPath
+            } else {
+                errors.append("upstreamPath must be a path starting with / (no query, no {param})")
+            }
+        } else if path.contains("{") {
+            errors.append("upstreamPath is required for a path with {param}s")
+        }
+        if let value = fields["maxResponseBytes"] {
+            if let bytes = value.intValue, (1...Int64(maxResponseLimit)).contains(bytes) {
+                route.maxResponseBytes = Int(bytes)
+            } else {
+                errors.append("maxResponseBytes must be 1...\(maxResponseLimit)")
+            }
+        }
+        if let value = fields["requireStrongIntegrity"] {
+            if let strong = value.boolValue {
+                route.requireStrongIntegrity = strong
+            } else {
+                errors.append("requireStrongIntegrity must be true or false")
+            }
+        }
+        return route
+    }
+
+    private static func count(_ value: JSONValue?) -> Int? {
+        guard let number = value?.intValue, (0...100_000).contains(number) else { return nil }
+        return Int(number)
+    }
+}

@@ -1,0 +1,36 @@
+internal import AttestCore
+internal import Gate
+internal import LambdaRuntime
+
+/// Routes one metered API Gateway request into the metered pipeline and back.
+struct MeteredRouteHandler: APIRouteHandler {
+    let route: MeteredRoute
+    let pipeline: any MeteredPipeline
+    let clock: any WallClock
+    let paidClaim: Configuration.PaidClaim?
+
+    func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+        let now = clock.now()
+        var headers: [String: String] = [:]
+        for name in request.headers.names { headers[name.lowercased()] = request.headers[name] }
+        let claims = request.jwtClaims
+        let metered = MeteredRequest(
+            method: request.method,
+            rawPath: request.rawPath,
+            headers: headers,
+            body: request.body,
+            userSub: claims?["sub"].flatMap { $0.isEmpty ? nil : $0 },
+            paid: paidClaim.map { claims?[$0.claim] == $0.value } ?? false
+        )
+        let answer = await pipeline.handle(
+            metered,
+            route: route,
+            now: now,
+            remaining: context.remainingTime(now: now),
+            logger: context.logger.with("route", .string(route.feature))
+        )
+        var responseHeaders = HeaderFields()
+        for name in answer.headers.keys.sorted() { responseHeaders.append(name, answer.headers[name]!) }
+        return APIGatewayResponse(status: answer.status, headers: responseHeaders, body: answer.body)
+    }
+}

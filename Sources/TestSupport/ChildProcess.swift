@@ -1,0 +1,90 @@
+internal import Glibc
+internal import Synchronization
+
+/// A child process for integration tests (the local harness, which runs the real `bootstrap`), with
+/// its stdin and stdout on pipes. Closing stdin tells the harness to stop; `terminate()` makes sure.
+public final class ChildProcess: Sendable {
+    public let pid: Int32
+    private let stdinFD: Int32
+    private let stdoutFD: Int32
+    private let state = Mutex<(buffer: [UInt8], exited: Bool)>(([], false))
+
+    /// Spawns `arguments[0]` (looked up in `PATH`) with exactly `environment`.
+    public init(_ arguments: [String], environment: [String: String]) throws {
+        var input: [Int32] = [0, 0]
+        var output: [Int32] = [0, 0]
+        guard pipe(&input) == 0, pipe(&output) == 0 else { throw SpawnError(errno: errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_addclose(&actions, input[1])
+        posix_spawn_file_actions_addclose(&actions, output[0])
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawnp(&child, arguments[0], &actions, nil, argv, envp)
+        close(input[0])
+        close(output[1])
+        guard rc == 0 else {
+            close(input[1])
+            close(output[0])
+            throw SpawnError(errno: rc)
+        }
+        self.pid = child
+        self.stdinFD = input[1]
+        self.stdoutFD = output[0]
+    }
+
+    /// The next line of standard output (blocking), or nil at end of file.
+    public func readLine() -> String? {
+        while true {
+            if let line = state.withLock({ state -> String? in
+                guard let newline = state.buffer.firstIndex(of: 0x0a) else { return nil }
+                let line = String(decoding: state.buffer[..<newline], as: UTF8.self)
+                state.buffer.removeFirst(newline + 1)
+                return line
+            }) {
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
+            if count <= 0 { return nil }
+            state.withLock { $0.buffer.append(contentsOf: chunk[..<count]) }
+        }
+    }
+
+    /// Closes stdin, sends SIGTERM, waits up to 5 s, then SIGKILL. Safe to call more than once.
+    public func terminate() {
+        let first = state.withLock { state -> Bool in
+            defer { state.exited = true }
+            return !state.exited
+        }
+        guard first else { return }
+        close(stdinFD)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                close(stdoutFD)
+                return
+            }
+            usleep(100_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        close(stdoutFD)
+    }
+
+    deinit { terminate() }
+
+    public struct SpawnError: Error {
+        public var errno: Int32
+    }
+}

@@ -1,0 +1,182 @@
+import AttestCore
+import FoundationEssentials
+import HTTPClient
+import TestSupport
+import Testing
+
+/// The real `bootstrap` process against the local Runtime API (local-harness/lambda_harness.py).
+@Suite(.serialized) struct BootstrapTests {
+    static let deviceID = "7d444840-9dc0-11d1-b245-5ffdce74fad2"
+    static let key = "test-upstream-key-0123"
+
+    /// A fake upstream AI API (in this test process) and the key file bootstrap reads.
+    struct Upstream {
+        let server: LoopbackHTTPServer
+        let keyFile: String
+
+        init(_ reply: @escaping @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply) throws {
+            server = try LoopbackHTTPServer(respond: reply)
+            keyFile = "/tmp/attestgate-bootstrap-test-key-\(server.port)"
+            try Data((BootstrapTests.key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        }
+    }
+
+    static func environment(_ upstream: Upstream, _ extra: [String: String] = [:]) -> [String: String] {
+        var env = [
+            "ATTESTGATE_ENV": "development", "TABLE_NAME": "attestgate-test", "AWS_REGION": "us-east-1",
+            "GATE_MODE": "off", "UPSTREAM_URL": upstream.server.baseURL, "UPSTREAM_API_KEY_FILE": upstream.keyFile,
+            "LOG_LEVEL": "debug",
+        ]
+        for (key, value) in extra { env[key] = value }
+        return env
+    }
+
+    static func echoUpstream() throws -> Upstream {
+        try Upstream { request in
+            .respond(
+                status: 200,
+                headers: [("Content-Type", "application/json")],
+                body: Array(#"{"answer":"ok"}"#.utf8)
+            )
+        }
+    }
+
+    @Test func httpV2EventIsRoutedToTheUpstream() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try LocalHarness(environment: Self.environment(upstream))
+        let response = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Device-ID", Self.deviceID), HTTPHeader("Content-Type", "application/json")],
+            body: #"{"prompt":"hi"}"#
+        )
+        #expect(response.status == 200)
+        #expect(response.body == Array(#"{"answer":"ok"}"#.utf8))
+        let received = try #require(upstream.server.requests.first)
+        #expect(received.path == "/generate")
+        #expect(received.header("authorization") == "Bearer \(Self.key)")
+        #expect(received.body == Array(#"{"prompt":"hi"}"#.utf8))
+        // Every line the invocation logged carries its request id.
+        let logs = try await harness.get("/logs").arrayValue ?? []
+        let lines = logs.compactMap { $0["line"]?.stringValue }.compactMap { try? JSONValue.parse(Array($0.utf8)) }
+        #expect(lines.allSatisfy { $0["requestId"] != nil || $0["harness"] != nil })
+    }
+
+    @Test func pathParametersAndUnknownRoutes() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try LocalHarness(environment: Self.environment(upstream))
+        let headers = [HTTPHeader("X-Device-ID", Self.deviceID)]
+        let tutor = try await harness.request("POST", "/v1/tutor/deck-1/card-2", headers: headers, body: "{}")
+        #expect(tutor.status == 200)
+        #expect(upstream.server.requests.last?.path == "/tutor")
+        let missing = try await harness.request("POST", "/v1/unknown", headers: headers)
+        #expect(missing.status == 404)
+        #expect(missing.body == Array(#"{"error":"not_found"}"#.utf8))
+        let wrongMethod = try await harness.request("GET", "/v1/generate", headers: headers)
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.header("allow") == "POST")
+    }
+
+    @Test(arguments: [
+        "lambda/apigw-http-v1.0-request.aws-docs.json", "lambda/apigw-rest-v1.0-request.aws-lambda-go.json",
+    ])
+    func v1AndRESTEventsAnswerInTheirShape(fixture: String) async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try LocalHarness(environment: Self.environment(upstream))
+        let event = try JSONValue.parse(Fixture.bytes(fixture))
+            .setting("httpMethod", .string("POST"))
+            .setting("path", .string("/v1/generate"))
+            .setting("headers", .object(["X-Device-Id": .string(Self.deviceID)]))
+            .setting("multiValueHeaders", .object(["X-Device-Id": .array([.string(Self.deviceID)])]))
+        let result = try await harness.invoke(event.serializedBytes)
+        #expect(result["outcome"] == .string("response"))
+        let response = try JSONValue.parse(Array(try #require(result["payload"]?.stringValue).utf8))
+        #expect(response["statusCode"] == .int(200))
+        #expect(response["multiValueHeaders"] != nil)
+        #expect(response["body"] == .string(#"{"answer":"ok"}"#))
+    }
+
+    @Test func malformedEventIsA400NeverAnError() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try LocalHarness(environment: Self.environment(upstream))
+        for event in ["{not json", #"{"hello":"world"}"#] {
+            let result = try await harness.invoke(Array(event.utf8))
+            #expect(result["outcome"] == .string("response"))
+            let response = try JSONValue.parse(Array(try #require(result["payload"]?.stringValue).utf8))
+            #expect(response["statusCode"] == .int(400))
+            #expect(response["body"] == .string(#"{"error":"invalid_request"}"#))
+        }
+        #expect(upstream.server.requests.isEmpty)
+    }
+
+    @Test func aThrowingHandlerIsReportedAndTheNextEventIsServed() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try LocalHarness(environment: Self.environment(upstream, ["_HANDLER": "diagnostics"]))
+        let failed = try await harness.invoke(Array(#"{"diagnostics":"throw"}"#.utf8))
+        #expect(failed["outcome"] == .string("error"))
+        #expect(failed["errorType"] == .string("RequestedFailure"))
+        let served = try await harness.invoke(Array(#"{"n":2}"#.utf8))
+        #expect(served["outcome"] == .string("response"))
+        #expect(served["payload"] == .string(#"{"n":2}"#))
+        // The same process served both: it neither exited nor was restarted.
+        let instance = try #require(try await harness.get("/instances").arrayValue?.first)
+        #expect(instance["running"] == .bool(true))
+        #expect(instance["restarts"] == .int(0))
+        #expect(instance["exitCodes"] == .array([]))
+    }
+
+    @Test func diagnosticsHandlerIsRefusedInProduction() async throws {
+        let upstream = try Self.echoUpstream()
+        let env = Self.environment(upstream, ["_HANDLER": "diagnostics", "ATTESTGATE_ENV": "production"])
+        let harness = try LocalHarness(environment: env)
+        let exited = try await harness.eventually {
+            try await harness.get("/instances").arrayValue?.first?["exitCodes"]?.arrayValue?.isEmpty == false
+        }
+        #expect(exited)
+        let errors = try await harness.get("/init-errors").arrayValue ?? []
+        #expect(errors.first?["body"]?.stringValue?.contains("startup.diagnostics_in_production") == true)
+    }
+
+    @Test func initFailureIsPostedAndTheProcessExitsNonZero() async throws {
+        let upstream = try Self.echoUpstream()
+        var env = Self.environment(upstream, ["APP_ATTEST_ENVIRONMENT": "development", "ATTESTGATE_ENV": "production"])
+        env["TABLE_NAME"] = nil
+        let harness = try LocalHarness(environment: env)
+        let exited = try await harness.eventually {
+            try await harness.get("/instances").arrayValue?.first?["exitCodes"]?.arrayValue?.isEmpty == false
+        }
+        #expect(exited)
+        let instance = try #require(try await harness.get("/instances").arrayValue?.first)
+        let code = try #require(instance["exitCodes"]?.arrayValue?.first?.intValue)
+        #expect(code != 0)
+        let error = try #require(try await harness.get("/init-errors").arrayValue?.first)
+        #expect(error["errorType"] == .string("AttestGate.ConfigurationError"))
+        let body = try JSONValue.parse(Array(try #require(error["body"]?.stringValue).utf8))
+        let message = try #require(body["errorMessage"]?.stringValue)
+        #expect(message.contains("config.missing_setting TABLE_NAME"))
+        #expect(message.contains("config.development_app_attest_in_production APP_ATTEST_ENVIRONMENT"))
+        #expect(body["errorType"] == .string("AttestGate.ConfigurationError"))
+    }
+
+    @Test func anOutboundCallIsCutAtTheDeadlineAndAnswers504() async throws {
+        let upstream = try Upstream { _ in .hang(seconds: 30) }
+        defer { upstream.server.stop() }
+        let harness = try LocalHarness(environment: Self.environment(upstream), deadlineMs: 1500)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Device-ID", Self.deviceID)],
+            body: "{}"
+        )
+        let elapsed = clock.now - start
+        // Our own answer (not the harness's deadline 504), before the invocation's deadline.
+        #expect(response.status == 504)
+        #expect(response.body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
+        #expect(elapsed < .milliseconds(1500))
+        #expect(elapsed > .milliseconds(800))
+        let invocations = try await harness.get("/invocations").arrayValue ?? []
+        #expect(invocations.first?["outcome"] == .string("response"))
+    }
+}

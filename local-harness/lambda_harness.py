@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""A local stand-in for AWS Lambda + API Gateway (HTTP API, payload 2.0), on 127.0.0.1 only.
+
+It runs N real `bootstrap` processes (like N Lambda instances), each talking to its own Lambda Runtime
+API server (/2018-06-01/runtime/...), and puts an HTTP front in front of them that turns real HTTP
+requests into HTTP API 2.0 events. A control server accepts raw events (1.0, REST, malformed) and
+reports init errors, instances and logs. Standard library only. See README.md for the CLI.
+"""
+import argparse
+import base64
+import collections
+import itertools
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+API = "/2018-06-01"
+CLAIMS_HEADER = "x-harness-jwt-claims"
+FUNCTION_ARN = "arn:aws:lambda:us-east-1:000000000000:function:attestgate-local"
+MAX_BODY = 6 * 1024 * 1024
+
+
+class Invocation:
+    def __init__(self, event: bytes, deadline_ms: int):
+        self.request_id = str(uuid.uuid4())
+        self.event = event
+        self.deadline_ms = deadline_ms
+        self.deadline_epoch_ms = 0
+        self.trace_id = "Root=1-%08x-%s;Sampled=0" % (int(time.time()), uuid.uuid4().hex[:24])
+        self.done = threading.Event()
+        self.outcome = None  # "response" | "error" | "timeout" | "no_instance"
+        self.payload = b""
+        self.error_type = None
+        self.instance = None
+
+    def finish(self, outcome, payload=b"", error_type=None):
+        if self.done.is_set():
+            return False
+        self.outcome, self.payload, self.error_type = outcome, payload, error_type
+        self.done.set()
+        return True
+
+    def summary(self):
+        text = self.payload.decode("utf-8", "replace")
+        return {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
+                "errorType": self.error_type, "instance": self.instance}
+
+
+class Instance:
+    """One bootstrap process and its own Runtime API server (AWS_LAMBDA_RUNTIME_API)."""
+
+    def __init__(self, harness, index):
+        self.harness, self.index = harness, index
+        self.generation = 0
+        self.process = None
+        self.exit_codes = []
+        self.restarts = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_runtime_handler(harness, self))
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self):
+        return "127.0.0.1:%d" % self.server.server_address[1]
+
+    def start(self):
+        self.generation += 1
+        env = dict(self.harness.env)
+        env["AWS_LAMBDA_RUNTIME_API"] = self.endpoint
+        self.process = subprocess.Popen([self.harness.bootstrap], env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        process, generation = self.process, self.generation
+        threading.Thread(target=self._pump, args=(process,), daemon=True).start()
+        threading.Thread(target=self._reap, args=(process, generation), daemon=True).start()
+
+    def _pump(self, process):
+        for raw in process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.harness.log(self.index, line)
+
+    def _reap(self, process, generation):
+        code = process.wait()
+        self.exit_codes.append(code)
+        self.harness.log(self.index, json.dumps({"harness": "exited", "exitCode": code}))
+        if generation == self.generation:
+            self.generation += 1  # stale /next waiters give their invocation back
+
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def kill_and_restart(self):
+        """What Lambda does after a timeout: the sandbox is discarded and a new one starts."""
+        self.generation += 1
+        if self.running():
+            self.process.kill()
+            self.process.wait()
+        self.restarts += 1
+        self.start()
+
+    def describe(self):
+        return {"instance": self.index, "pid": self.process.pid if self.process else None,
+                "running": self.running(), "exitCodes": list(self.exit_codes), "restarts": self.restarts}
+
+
+class Harness:
+    def __init__(self, bootstrap, instances, deadline_ms, env):
+        self.bootstrap = bootstrap
+        self.deadline_ms = deadline_ms
+        self.env = env
+        self.pending = queue.Queue()
+        self.invocations = {}
+        self.history = []
+        self.init_errors = []
+        self.logs = collections.deque(maxlen=5000)
+        self.lock = threading.Lock()
+        self.instances = [Instance(self, i) for i in range(instances)]
+
+    def start(self):
+        for instance in self.instances:
+            instance.start()
+
+    def stop(self):
+        for instance in self.instances:
+            instance.generation += 1
+            if instance.running():
+                instance.process.terminate()
+                try:
+                    instance.process.wait(timeout=3)
+                except subprocess.TimeoutExpired:
+                    instance.process.kill()
+
+    def log(self, index, line):
+        with self.lock:
+            self.logs.append({"instance": index, "line": line})
+        if self.echo_logs:
+            sys.stderr.write("[bootstrap %d] %s\n" % (index, line))
+            sys.stderr.flush()
+
+    echo_logs = True
+
+    def invoke(self, event: bytes, deadline_ms=None) -> Invocation:
+        invocation = Invocation(event, deadline_ms or self.deadline_ms)
+        with self.lock:
+            self.invocations[invocation.request_id] = invocation
+            self.history.append(invocation)
+        if not any(instance.running() for instance in self.instances):
+            invocation.finish("no_instance")
+            return invocation
+        self.pending.put(invocation)
+        # The deadline counts from delivery; this bound covers queueing plus the deadline.
+        invocation.done.wait(timeout=invocation.deadline_ms / 1000.0 + 30)
+        invocation.finish("timeout")
+        return invocation
+
+    def watch_deadline(self, invocation, instance, generation):
+        remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
+        if not invocation.done.wait(timeout=max(0.0, remaining) + 0.2):
+            if invocation.finish("timeout") and instance.generation == generation:
+                self.log(instance.index, json.dumps({"harness": "deadline exceeded, instance restarted",
+                                                     "requestId": invocation.request_id}))
+                instance.kill_and_restart()
+
+
+def make_runtime_handler(harness, instance):
+    class RuntimeHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _reply(self, status, body=b"", headers=None):
+            self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _body(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def do_GET(self):
+            if self.path != API + "/runtime/invocation/next":
+                return self._reply(404, b'{"errorType":"NotFound"}')
+            generation = instance.generation
+            while True:
+                try:
+                    invocation = harness.pending.get(timeout=0.2)
+                except queue.Empty:
+                    if generation != instance.generation:
+                        return self._reply(500, b'{"errorType":"InstanceDiscarded"}')
+                    continue
+                if generation != instance.generation or invocation.done.is_set():
+                    if not invocation.done.is_set():
+                        harness.pending.put(invocation)
+                    if generation != instance.generation:
+                        return self._reply(500, b'{"errorType":"InstanceDiscarded"}')
+                    continue
+                break
+            invocation.instance = instance.index
+            invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
+            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
+                             daemon=True).start()
+            self._reply(200, invocation.event, {
+                "Content-Type": "application/json",
+                "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
+                "Lambda-Runtime-Deadline-Ms": str(invocation.deadline_epoch_ms),
+                "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN,
+                "Lambda-Runtime-Trace-Id": invocation.trace_id,
+            })
+
+        def do_POST(self):
+            body = self._body()
+            if self.path == API + "/runtime/init/error":
+                harness.init_errors.append({
+                    "instance": instance.index,
+                    "errorType": self.headers.get("Lambda-Runtime-Function-Error-Type"),
+                    "body": body.decode("utf-8", "replace"),
+                })
+                return self._reply(202, b'{"status":"OK"}')
+            parts = self.path[len(API):].split("/")  # ['', 'runtime', 'invocation', id, kind]
+            if len(parts) != 5 or parts[1:3] != ["runtime", "invocation"] or parts[4] not in ("response", "error"):
+                return self._reply(404, b'{"errorType":"NotFound"}')
+            invocation = harness.invocations.get(parts[3])
+            if invocation is None:
+                return self._reply(400, b'{"errorType":"InvalidRequestID"}')
+            if parts[4] == "response":
+                if len(body) > MAX_BODY:
+                    invocation.finish("error", b'{"errorType":"Function.ResponseSizeTooLarge"}',
+                                      "Function.ResponseSizeTooLarge")
+                    return self._reply(413, b'{"errorType":"RequestEntityTooLarge"}')
+                accepted = invocation.finish("response", body)
+            else:
+                accepted = invocation.finish("error", body, self.headers.get("Lambda-Runtime-Function-Error-Type"))
+            if not accepted:
+                return self._reply(400, b'{"errorType":"InvalidStateTransition"}')
+            return self._reply(202, b'{"status":"OK"}')
+
+    return RuntimeHandler
+
+
+def http_v2_event(method, target, headers, body, source_ip):
+    """An HTTP API payload 2.0 event, as API Gateway builds it."""
+    path, _, query = target.partition("?")
+    lowered = collections.OrderedDict()
+    cookies = []
+    claims = None
+    for name, value in headers:
+        key = name.lower()
+        if key == CLAIMS_HEADER:
+            claims = json.loads(value)
+            continue
+        if key == "cookie":
+            cookies.extend(part.strip() for part in value.split(";") if part.strip())
+            continue
+        lowered[key] = value if key not in lowered else lowered[key] + "," + value
+    try:
+        text = body.decode("utf-8")
+        encoded = False
+    except UnicodeDecodeError:
+        text = base64.b64encode(body).decode("ascii")
+        encoded = True
+    request_id = str(uuid.uuid4())
+    event = {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": query,
+        "headers": lowered,
+        "requestContext": {
+            "accountId": "000000000000", "apiId": "local", "domainName": "127.0.0.1", "domainPrefix": "local",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": source_ip,
+                     "userAgent": lowered.get("user-agent", "")},
+            "requestId": request_id, "routeKey": "$default", "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
+            "timeEpoch": int(time.time() * 1000),
+        },
+        "isBase64Encoded": encoded,
+    }
+    if cookies:
+        event["cookies"] = cookies
+    if query:
+        params = collections.OrderedDict()
+        for pair in query.split("&"):
+            key, _, value = pair.partition("=")
+            params[key] = value if key not in params else params[key] + "," + value
+        event["queryStringParameters"] = params
+    if body:
+        event["body"] = text
+    if claims is not None:
+        event["requestContext"]["authorizer"] = {"jwt": {"claims": claims, "scopes": None}}
+    return json.dumps(event).encode()
+
+
+def make_front_handler(harness):
+    class FrontHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _handle(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            try:
+                event = http_v2_event(self.command, self.path, self.headers.items(), body, self.client_address[0])
+            except ValueError:
+                return self._send(400, {"Content-Type": "application/json"}, [],
+                                  b'{"message":"bad X-Harness-JWT-Claims"}')
+            invocation = harness.invoke(event)
+            if invocation.outcome == "response":
+                try:
+                    document = json.loads(invocation.payload)
+                    status = int(document.get("statusCode", 200))
+                    payload = document.get("body") or ""
+                    data = base64.b64decode(payload) if document.get("isBase64Encoded") else payload.encode()
+                    return self._send(status, document.get("headers") or {}, document.get("cookies") or [], data)
+                except (ValueError, AttributeError, TypeError):
+                    return self._send(502, {"Content-Type": "application/json"}, [],
+                                      b'{"message":"Internal Server Error"}')
+            if invocation.outcome == "timeout":
+                return self._send(504, {"Content-Type": "application/json"}, [], b'{"message":"Gateway Timeout"}')
+            if invocation.outcome == "no_instance":
+                return self._send(503, {"Content-Type": "application/json"}, [],
+                                  b'{"message":"Service Unavailable"}')
+            return self._send(500, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
+
+        def _send(self, status, headers, cookies, data):
+            self.send_response(status)
+            for name, value in headers.items():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    self.send_header(name, str(value))
+            for cookie in cookies:
+                self.send_header("Set-Cookie", cookie)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
+
+    return FrontHandler
+
+
+def make_control_handler(harness):
+    class ControlHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _json(self, status, value):
+            data = json.dumps(value).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path == "/init-errors":
+                return self._json(200, harness.init_errors)
+            if self.path == "/instances":
+                return self._json(200, [instance.describe() for instance in harness.instances])
+            if self.path == "/invocations":
+                return self._json(200, [invocation.summary() for invocation in list(harness.history)])
+            if self.path == "/logs":
+                with harness.lock:
+                    return self._json(200, list(harness.logs))
+            return self._json(404, {"message": "unknown control path"})
+
+        def do_POST(self):
+            if self.path.split("?")[0] != "/invoke":
+                return self._json(404, {"message": "unknown control path"})
+            length = int(self.headers.get("Content-Length") or 0)
+            event = self.rfile.read(length) if length else b""
+            deadline = self.headers.get("X-Harness-Deadline-Ms")
+            invocation = harness.invoke(event, int(deadline) if deadline else None)
+            return self._json(200, invocation.summary())
+
+    return ControlHandler
+
+
+def serve(handler, port):
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def parse_env(pairs, files):
+    env = dict(os.environ)
+    for path in files or []:
+        with open(path) as handle:
+            for line in handle:
+                line = line.strip()
+                if line and not line.startswith("#") and "=" in line:
+                    key, _, value = line.partition("=")
+                    env[key] = value
+    for pair in pairs or []:
+        key, _, value = pair.partition("=")
+        env[key] = value
+    return env
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bootstrap", required=True, help="path of the bootstrap executable")
+    parser.add_argument("--instances", type=int, default=1, help="bootstrap processes to run (default 1)")
+    parser.add_argument("--http-port", type=int, default=0, help="HTTP front port (default: any free port)")
+    parser.add_argument("--control-port", type=int, default=0, help="control port (default: any free port)")
+    parser.add_argument("--deadline-ms", type=int, default=3000, help="per-invocation deadline (default 3000)")
+    parser.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment for bootstrap")
+    parser.add_argument("--env-file", action="append", metavar="FILE", help="KEY=VALUE lines for bootstrap")
+    parser.add_argument("--quiet", action="store_true", help="do not echo bootstrap logs to stderr")
+    args = parser.parse_args(argv)
+
+    harness = Harness(os.path.abspath(args.bootstrap), args.instances, args.deadline_ms,
+                      parse_env(args.env, args.env_file))
+    harness.echo_logs = not args.quiet
+    front = serve(make_front_handler(harness), args.http_port)
+    control = serve(make_control_handler(harness), args.control_port)
+    harness.start()
+    ready = {"ready": True, "http": "http://127.0.0.1:%d" % front.server_address[1],
+             "control": "http://127.0.0.1:%d" % control.server_address[1],
+             "runtimeAPIs": [instance.endpoint for instance in harness.instances]}
+    print(json.dumps(ready), flush=True)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    # Also stop when our parent goes away (stdin closed), so test runs never leave processes behind.
+    if not sys.stdin.isatty():
+        def watch_stdin():
+            try:
+                while sys.stdin.buffer.read(4096):
+                    pass
+            except (OSError, ValueError):
+                pass
+            stop.set()
+        threading.Thread(target=watch_stdin, daemon=True).start()
+    stop.wait()
+    harness.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
