@@ -10,7 +10,7 @@ APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 py
 	patchelf binutils python3-venv
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
 
-.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check
+.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table
 
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
@@ -35,12 +35,18 @@ lint:
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
 
+## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
 unit-test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	local-harness/with_moto.sh $(SWIFT) test --skip-build
+
+## test-table: `attestgate table create|describe` against moto.
+test-table: setup
+	$(SWIFT) build --product attestgate
+	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check
+test: setup lint unit-test infra-check test-table
 
 clean:
 	rm -rf .build build

@@ -71,7 +71,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "attestgate",
-            dependencies: ["App", "AppAttest", "DynamoDB", "Crypto", "AttestCore"],
+            dependencies: ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
             swiftSettings: strictSettings
         ),
 

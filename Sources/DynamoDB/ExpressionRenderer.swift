@@ -1,6 +1,6 @@
 package import AttestCore
 
-/// Allocates the placeholders of one request and renders its expressions (see `Expression`).
+/// Allocates the placeholders of one request and renders its expressions (see `DynamoExpression`).
 ///
 /// Names are deduplicated (`#n0` for every use of one attribute); each value gets its own `:vN`. Only what
 /// an interpolation used is ever defined, and literal text may contain no `#`, `:`, or unbalanced
@@ -15,7 +15,7 @@ package struct ExpressionRenderer: Sendable {
     /// - Parameter role: for the error message (`ConditionExpression`, ...).
     /// - Throws: `dynamodb.invalid_expression` when the literal text names a placeholder of its own, is
     ///   unbalanced, or the expression is empty.
-    package mutating func render(_ expression: Expression, role: String) throws(DynamoDBError) -> String {
+    package mutating func render(_ expression: DynamoExpression, role: String) throws(DynamoDBError) -> String {
         var out = ""
         var depth = 0
         for segment in expression.segments {

@@ -44,7 +44,7 @@ package struct OwnWriteUpdate: Sendable, Hashable {
     package var key: Item
     package var update: UpdateExpression
     /// The caller's condition; nil for "always apply (once)".
-    package var condition: Expression?
+    package var condition: DynamoExpression?
     /// Where the token is stored, e.g. `spent_by`, `counter_write_id`, `write`.
     package var tokenAttribute: String
     /// What `.applied` returns.
@@ -54,7 +54,7 @@ package struct OwnWriteUpdate: Sendable, Hashable {
         table: Table,
         key: Item,
         update: UpdateExpression,
-        condition: Expression? = nil,
+        condition: DynamoExpression? = nil,
         tokenAttribute: String,
         returnValues: ReturnValues = .none
     ) {
@@ -71,10 +71,10 @@ package struct OwnWriteUpdate: Sendable, Hashable {
 package struct OwnWritePut: Sendable, Hashable {
     package var table: Table
     package var item: Item
-    package var condition: Expression?
+    package var condition: DynamoExpression?
     package var tokenAttribute: String
 
-    package init(table: Table, item: Item, condition: Expression? = nil, tokenAttribute: String) {
+    package init(table: Table, item: Item, condition: DynamoExpression? = nil, tokenAttribute: String) {
         self.table = table
         self.item = item
         self.condition = condition
@@ -159,8 +159,8 @@ package enum OwnWriteToken {
     package static func mint(_ random: any RandomSource) -> String { Bytes.hex(random.bytes(16)) }
 
     /// `(condition) AND (attribute_not_exists(#token) OR #token <> :token)`: a resend never applies twice.
-    package static func guarded(_ condition: Expression?, attribute: String, token: String) -> Expression {
-        let notOurs: Expression =
+    package static func guarded(_ condition: DynamoExpression?, attribute: String, token: String) -> DynamoExpression {
+        let notOurs: DynamoExpression =
             "attribute_not_exists(\(name: attribute)) OR \(name: attribute) <> \(value: .s(token))"
         return condition.map { $0.and(notOurs) } ?? notOurs
     }

@@ -11,7 +11,7 @@ package enum ReturnValues: String, Sendable, Hashable {
 package struct PutItem: Sendable, Hashable {
     package var table: Table
     package var item: Item
-    package var condition: Expression?
+    package var condition: DynamoExpression?
     /// `.none` or `.allOld` (DynamoDB accepts nothing else for PutItem).
     package var returnValues: ReturnValues
     /// Ask for the item as it was when `condition` failed (`ReturnValuesOnConditionCheckFailure=ALL_OLD`).
@@ -20,7 +20,7 @@ package struct PutItem: Sendable, Hashable {
     package init(
         table: Table,
         item: Item,
-        condition: Expression? = nil,
+        condition: DynamoExpression? = nil,
         returnValues: ReturnValues = .none,
         returnOldItemOnConditionFailure: Bool = true
     ) {
@@ -37,7 +37,7 @@ package struct UpdateItem: Sendable, Hashable {
     package var table: Table
     package var key: Item
     package var update: UpdateExpression
-    package var condition: Expression?
+    package var condition: DynamoExpression?
     package var returnValues: ReturnValues
     package var returnOldItemOnConditionFailure: Bool
 
@@ -45,7 +45,7 @@ package struct UpdateItem: Sendable, Hashable {
         table: Table,
         key: Item,
         update: UpdateExpression,
-        condition: Expression? = nil,
+        condition: DynamoExpression? = nil,
         returnValues: ReturnValues = .none,
         returnOldItemOnConditionFailure: Bool = true
     ) {
@@ -63,14 +63,14 @@ package struct UpdateItem: Sendable, Hashable {
 package struct DeleteItem: Sendable, Hashable {
     package var table: Table
     package var key: Item
-    package var condition: Expression?
+    package var condition: DynamoExpression?
     package var returnValues: ReturnValues
     package var returnOldItemOnConditionFailure: Bool
 
     package init(
         table: Table,
         key: Item,
-        condition: Expression? = nil,
+        condition: DynamoExpression? = nil,
         returnValues: ReturnValues = .none,
         returnOldItemOnConditionFailure: Bool = true
     ) {
@@ -86,8 +86,8 @@ package struct DeleteItem: Sendable, Hashable {
 package struct Query: Sendable, Hashable {
     package var table: Table
     /// e.g. `"\(name: "PK") = \(value: .s(pk)) AND begins_with(\(name: "SK"), \(value: .s("QUOTA#")))"`.
-    package var keyCondition: Expression
-    package var filter: Expression?
+    package var keyCondition: DynamoExpression
+    package var filter: DynamoExpression?
     package var consistentRead: Bool
     package var limit: Int?
     package var scanIndexForward: Bool
@@ -95,8 +95,8 @@ package struct Query: Sendable, Hashable {
 
     package init(
         table: Table,
-        keyCondition: Expression,
-        filter: Expression? = nil,
+        keyCondition: DynamoExpression,
+        filter: DynamoExpression? = nil,
         consistentRead: Bool = true,
         limit: Int? = nil,
         scanIndexForward: Bool = true,

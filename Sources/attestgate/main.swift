@@ -7,6 +7,7 @@ switch arguments.first {
 case "verify-attestation": status = VerifyCommands.verifyAttestation(Array(arguments.dropFirst()))
 case "verify-assertion": status = VerifyCommands.verifyAssertion(Array(arguments.dropFirst()))
 case "config": status = ConfigCommand.run(Array(arguments.dropFirst()))
+case "table": status = await TableCommand.run(Array(arguments.dropFirst()))
 default:
     CLIOutput.usage(
         """
@@ -14,6 +15,7 @@ default:
           verify-attestation   check a captured App Attest attestation (design.md 4)
           verify-assertion     check a captured App Attest assertion
           config check         validate the settings in the environment as the Lambda would (design.md 5)
+          table                create|describe the DynamoDB table (design.md 6) at DYNAMODB_ENDPOINT
         """
     )
     status = 2

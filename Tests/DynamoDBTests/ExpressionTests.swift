@@ -10,7 +10,7 @@ import Testing
             remove: ["\(name: "old")"],
             add: ["\(name: "calls") \(value: .number(1))"]
         )
-        let condition: Expression = "attribute_exists(PK) AND \(name: "counter") < \(value: .number(5))"
+        let condition: DynamoExpression = "attribute_exists(PK) AND \(name: "counter") < \(value: .number(5))"
         #expect(try renderer.render(update) == "SET #n0 = :v0, #n1 = :v1 REMOVE #n2 ADD #n3 :v2")
         #expect(try renderer.render(condition, role: "ConditionExpression") == "attribute_exists(PK) AND #n0 < :v3")
         var input: [String: JSONValue] = [:]
@@ -41,14 +41,14 @@ import Testing
     func refusesHandWrittenPlaceholdersAndUnbalancedText(_ text: String) {
         var renderer = ExpressionRenderer()
         #expect(throws: DynamoDBError(.invalidExpression)) {
-            try renderer.render(Expression(stringLiteral: text), role: "ConditionExpression")
+            try renderer.render(DynamoExpression(stringLiteral: text), role: "ConditionExpression")
         }
     }
 
     @Test func composition() throws {
         var renderer = ExpressionRenderer()
-        let a: Expression = "\(name: "x") = \(value: .number(1))"
-        let b: Expression = "attribute_not_exists(\(name: "x"))"
+        let a: DynamoExpression = "\(name: "x") = \(value: .number(1))"
+        let b: DynamoExpression = "attribute_not_exists(\(name: "x"))"
         #expect(try renderer.render(a.or(b), role: "c") == "(#n0 = :v0) OR (attribute_not_exists(#n0))")
     }
 
