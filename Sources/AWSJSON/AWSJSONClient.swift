@@ -65,7 +65,7 @@ package struct AWSJSONClient: Sendable {
             }
             let request = signedRequest(operation, body: body, timeout: min(configuration.attemptTimeout, remaining))
             do {
-                let result = try await attemptOnce(request)
+                let result = try await attemptOnce(request, deadline: deadline)
                 if let hook = configuration.resendHook, attempt < policy.maxAttempts,
                     hook.shouldResend(operation, attempt: attempt)
                 {
@@ -96,14 +96,17 @@ package struct AWSJSONClient: Sendable {
         }
     }
 
-    private func attemptOnce(_ request: HTTPRequest) async throws(AWSError) -> JSONValue {
+    private func attemptOnce(_ request: HTTPRequest, deadline: Deadline) async throws(AWSError) -> JSONValue {
         let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as HTTPError {
+        switch await DeadlineRace.send(request, through: transport, deadline: deadline) {
+        case .success(let received)?:
+            response = received
+        case .failure(let error as HTTPError)?:
             throw Self.map(error)
-        } catch {
+        case .failure(let error)?:
             throw AWSError(.connectionFailed, detail: "\(error)")
+        case nil:
+            throw AWSError(.deadlineExceeded, detail: "no response before the deadline")
         }
         guard CRC32.matches(header: response.header("x-amz-crc32"), body: response.body) else {
             throw AWSError(.crcMismatch, status: response.status, detail: "x-amz-crc32 does not match the body")

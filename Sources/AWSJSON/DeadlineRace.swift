@@ -1,0 +1,56 @@
+internal import AttestCore
+internal import HTTPClient
+internal import Synchronization
+
+/// Sends through a transport but returns no later than the deadline, whatever the transport does.
+///
+/// The transport enforces the request's own timeout, but a transfer that starts late (a busy thread pool)
+/// or a stall the transport does not time can still outlast the invocation. The send runs in its own task;
+/// if the deadline comes first, the caller gets `nil` at once and the orphaned send finishes (and is
+/// dropped) in the background, bounded by its own timeout.
+enum DeadlineRace {
+    static func send(
+        _ request: HTTPRequest,
+        through transport: any HTTPTransport,
+        deadline: Deadline
+    ) async -> Result<HTTPResponse, any Error>? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, any Error>?, Never>) in
+            let once = ResumeOnce(continuation)
+            let sender = Task {
+                do {
+                    once.resume(.success(try await transport.send(request)))
+                } catch {
+                    once.resume(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(until: deadline.instant, clock: .continuous)
+                if once.resume(nil) { sender.cancel() }
+            }
+        }
+    }
+
+    /// Resumes a continuation exactly once, from whichever side finishes first.
+    private final class ResumeOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Result<HTTPResponse, any Error>?, Never>?>
+
+        init(_ continuation: CheckedContinuation<Result<HTTPResponse, any Error>?, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        /// - Returns: true when this call resumed the continuation.
+        @discardableResult
+        func resume(_ value: Result<HTTPResponse, any Error>?) -> Bool {
+            guard
+                let continuation = continuation.withLock({ state in
+                    defer { state = nil }
+                    return state
+                })
+            else {
+                return false
+            }
+            continuation.resume(returning: value)
+            return true
+        }
+    }
+}
