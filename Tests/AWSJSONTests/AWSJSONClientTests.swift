@@ -11,7 +11,7 @@ import Testing
 
     @Test func requestIsSignedLikeBotocore() async throws {
         let transport = ScriptedTransport([.respond(Fixture.ok("{}"))])
-        _ = try await Fixture.client(transport).call("DescribeTable", input, deadline: .after(.seconds(5)))
+        _ = try await Fixture.client(transport).call("DescribeTable", input, deadline: .after(.seconds(60)))
         let request = try #require(transport.requests.first)
         #expect(request.method == "POST")
         #expect(request.url == "https://dynamodb.us-east-1.amazonaws.com/")
@@ -38,7 +38,7 @@ import Testing
             .respond(Fixture.error(400, "ProvisionedThroughputExceededException")), .respond(Fixture.ok(#"{"a":1}"#)),
         ])
         let client = Fixture.client(transport)
-        let output = try await client.call("GetItem", input, deadline: .after(.seconds(5)))
+        let output = try await client.call("GetItem", input, deadline: .after(.seconds(60)))
         #expect(output["a"]?.intValue == 1)
         #expect(transport.requests.count == 2)
         #expect(client.retryQuotaAvailable == RetryQuota.capacity)  // the success paid the retry back
@@ -48,7 +48,7 @@ import Testing
         let transport = ScriptedTransport([.respond(Fixture.error(500, "InternalServerError"))])
         let client = Fixture.client(transport)
         await #expect(throws: AWSError(.serverError)) {
-            try await client.call("GetItem", input, deadline: .after(.seconds(5)))
+            try await client.call("GetItem", input, deadline: .after(.seconds(60)))
         }
         #expect(transport.requests.count == 3)
         #expect(client.retryQuotaAvailable == RetryQuota.capacity - 2 * RetryQuota.retryCost)
@@ -58,7 +58,7 @@ import Testing
     func neverRetried(_ code: String) async {
         let transport = ScriptedTransport([.respond(Fixture.error(400, code)), .respond(Fixture.ok("{}"))])
         await #expect(throws: AWSError.self) {
-            try await Fixture.client(transport).call("UpdateItem", input, deadline: .after(.seconds(5)))
+            try await Fixture.client(transport).call("UpdateItem", input, deadline: .after(.seconds(60)))
         }
         #expect(transport.requests.count == 1)
     }
@@ -67,7 +67,7 @@ import Testing
         var corrupted = Fixture.ok(#"{"a":1}"#)
         corrupted.body = Array(#"{"a":2}"#.utf8)
         let transport = ScriptedTransport([.respond(corrupted), .respond(Fixture.ok(#"{"a":1}"#))])
-        let output = try await Fixture.client(transport).call("GetItem", input, deadline: .after(.seconds(5)))
+        let output = try await Fixture.client(transport).call("GetItem", input, deadline: .after(.seconds(60)))
         #expect(output["a"]?.intValue == 1)
         #expect(transport.requests.count == 2)
     }
@@ -77,7 +77,7 @@ import Testing
             .fail(HTTPError(.timeout)), .fail(HTTPError(.connectionReset)), .respond(Fixture.ok("{}")),
         ])
         let client = Fixture.client(transport)
-        _ = try await client.call("GetItem", input, deadline: .after(.seconds(5)))
+        _ = try await client.call("GetItem", input, deadline: .after(.seconds(60)))
         #expect(transport.requests.count == 3)
         #expect(client.retryQuotaAvailable == RetryQuota.capacity - RetryQuota.timeoutRetryCost)
     }
@@ -122,13 +122,13 @@ import Testing
         let hook = ResendHook.firstSend(of: ["UpdateItem"])
         let transport = ScriptedTransport([.respond(Fixture.ok(#"{"n":1}"#)), .respond(Fixture.ok(#"{"n":2}"#))])
         let client = Fixture.client(transport, Fixture.dynamoDB().with(resendHook: hook))
-        let output = try await client.call("UpdateItem", input, deadline: .after(.seconds(5)))
+        let output = try await client.call("UpdateItem", input, deadline: .after(.seconds(60)))
         #expect(output["n"]?.intValue == 2)  // the first answer was dropped, as if lost
         #expect(transport.requests.count == 2)
         #expect(transport.requests[0].body == transport.requests[1].body)
         #expect(hook.resent == 1)
         // Other operations are untouched.
-        _ = try await client.call("GetItem", input, deadline: .after(.seconds(5)))
+        _ = try await client.call("GetItem", input, deadline: .after(.seconds(60)))
         #expect(transport.requests.count == 3)
         #expect(hook.resent == 1)
     }
@@ -136,7 +136,7 @@ import Testing
     @Test func malformedSuccessBodyIsAnError() async {
         let transport = ScriptedTransport([.respond(Fixture.ok("[1,2]"))])
         await #expect(throws: AWSError(.malformedResponse)) {
-            try await Fixture.client(transport).call("GetItem", input, deadline: .after(.seconds(5)))
+            try await Fixture.client(transport).call("GetItem", input, deadline: .after(.seconds(60)))
         }
     }
 
@@ -173,7 +173,7 @@ import Testing
         let transport = ScriptedTransport([.respond(Fixture.ok(#"{"Name":"n","SecretString":"{\"k\":1}"}"#))])
         let value = try await client(transport).getSecretValue(
             "arn:aws:secretsmanager:x",
-            deadline: .after(.seconds(5))
+            deadline: .after(.seconds(60))
         )
         #expect(value == .string(#"{"k":1}"#))
         let request = try #require(transport.requests.first)
@@ -186,7 +186,7 @@ import Testing
 
     @Test func secretBinary() async throws {
         let transport = ScriptedTransport([.respond(Fixture.ok(#"{"SecretBinary":"AAEC"}"#))])
-        let value = try await client(transport).getSecretValue("s", deadline: .after(.seconds(5)))
+        let value = try await client(transport).getSecretValue("s", deadline: .after(.seconds(60)))
         #expect(value == .binary([0, 1, 2]))
     }
 
@@ -195,7 +195,7 @@ import Testing
             #"{"__type":"ResourceNotFoundException","Message":"Secrets Manager can't find the specified secret."}"#
         let transport = ScriptedTransport([.respond(HTTPResponse(status: 400, body: Array(body.utf8)))])
         await #expect(throws: AWSError(.resourceNotFound)) {
-            try await client(transport).getSecretValue("s", deadline: .after(.seconds(5)))
+            try await client(transport).getSecretValue("s", deadline: .after(.seconds(60)))
         }
         #expect(transport.requests.count == 1)
     }

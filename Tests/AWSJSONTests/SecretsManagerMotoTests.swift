@@ -33,22 +33,22 @@ struct SecretsManagerMotoTests {
         _ = try await manager.client.call(
             "CreateSecret",
             .object(["Name": .string("text-\(suffix)"), "SecretString": .string(#"{"api_key":"k"}"#)]),
-            deadline: .after(.seconds(10))
+            deadline: .after(.seconds(60))
         )
         _ = try await manager.client.call(
             "CreateSecret",
             .object(["Name": .string("blob-\(suffix)"), "SecretBinary": .string(Bytes.base64([1, 2, 3]))]),
-            deadline: .after(.seconds(10))
+            deadline: .after(.seconds(60))
         )
         #expect(
-            try await manager.getSecretValue("text-\(suffix)", deadline: .after(.seconds(10)))
+            try await manager.getSecretValue("text-\(suffix)", deadline: .after(.seconds(60)))
                 == .string(#"{"api_key":"k"}"#)
         )
         #expect(
-            try await manager.getSecretValue("blob-\(suffix)", deadline: .after(.seconds(10))) == .binary([1, 2, 3])
+            try await manager.getSecretValue("blob-\(suffix)", deadline: .after(.seconds(60))) == .binary([1, 2, 3])
         )
         await #expect(throws: AWSError(.resourceNotFound)) {
-            try await manager.getSecretValue("missing-\(suffix)", deadline: .after(.seconds(10)))
+            try await manager.getSecretValue("missing-\(suffix)", deadline: .after(.seconds(60)))
         }
     }
 }

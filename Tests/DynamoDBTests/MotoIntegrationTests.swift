@@ -33,7 +33,7 @@ enum Moto {
     /// A fresh table (design.md section 6 shape) for one test.
     static func freshTable() async throws -> Table {
         let table = Table(name: "attestgate-\(Bytes.hex(SystemRandomBytes().bytes(6)))")
-        _ = try await client().createTable(table, deadline: .after(.seconds(10)))
+        _ = try await client().createTable(table, deadline: .after(.seconds(60)))
         return table
     }
 }
@@ -44,7 +44,7 @@ struct SystemRandomBytes: RandomSource {
 
 @Suite(.enabled(if: Moto.endpoint != nil, Moto.skipMessage))
 struct MotoIntegrationTests {
-    let deadline = Deadline.after(.seconds(10))
+    let deadline = Deadline.after(.seconds(60))
 
     @Test func createDescribeAndTimeToLive() async throws {
         let client = Moto.client()

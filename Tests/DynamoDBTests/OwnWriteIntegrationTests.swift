@@ -6,7 +6,7 @@ import Testing
 /// The own-write helper against moto, with resends forced through `ResendHook` (seeds/000 section 11-2).
 @Suite(.enabled(if: Moto.endpoint != nil, Moto.skipMessage))
 struct OwnWriteIntegrationTests {
-    let deadline = Deadline.after(.seconds(10))
+    let deadline = Deadline.after(.seconds(60))
 
     /// The daily-ceiling shape: `ADD calls 1` if under the limit.
     func reserve(_ table: Table) -> OwnWriteUpdate {

@@ -33,7 +33,7 @@ import Testing
         let outcome = try await Fixture.client(transport).ownWriteUpdate(
             write,
             random: ConstantRandom(value: 0xab),
-            deadline: .after(.seconds(5))
+            deadline: .after(.seconds(60))
         )
         #expect(outcome == .applied(attributes: ["calls": .n("3")]))
         let body = try Fixture.body(try #require(transport.requests.first))

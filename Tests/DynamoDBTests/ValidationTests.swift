@@ -8,7 +8,7 @@ import Testing
 @Suite struct ValidationTests {
     let transport = ScriptedTransport([.respond(Fixture.ok("{}"))])
     var client: DynamoDBClient { Fixture.client(transport) }
-    let deadline = Deadline.after(.seconds(5))
+    let deadline = Deadline.after(.seconds(60))
 
     @Test func itemOver400KB() async {
         var item = Fixture.key("DEVICE#1", "BLOB")
