@@ -18,6 +18,8 @@
 #   lib/*.so*            every shared library, named by soname, plus ld-linux-x86-64.so.2
 #   lib/MANIFEST.txt     soname <- source file <- Debian package and version
 #   licenses/<pkg>       the Debian copyright file of every package a bundled library comes from
+# The pinned Apple roots are compiled into the binaries (checked below); the CA bundle comes from the image
+# (the HTTP client probes Debian's and Amazon Linux's paths, Sources/HTTPClient/CAInfo.swift).
 #
 # Environment: SWIFT (swift), BIN_DIR (the release bin dir; default asks swift), OUT_DIR (build),
 #              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs).
@@ -97,13 +99,21 @@ for b in "${BINARIES[@]}"; do
     patchelf --set-interpreter "$TASK_ROOT/lib/$LOADER_NAME" --force-rpath --set-rpath "$TASK_ROOT/lib" "$STAGE/$b"
 done
 
-# The pinned Apple App Attestation root is compiled into the binaries (AppAttest module); if the module
-# ever ships it as a file instead, it travels here too.
-mapfile -t pems < <(find Sources/AppAttest -name '*.pem' 2>/dev/null)
-if ((${#pems[@]})); then
-    mkdir -p "$STAGE/certs"
-    cp "${pems[@]}" "$STAGE/certs/"
-fi
+# The pinned Apple roots (App Attestation Root CA, Root CA - G3) travel inside the binaries: AppAttest compiles
+# Sources/AppAttest/Roots/*.pem into AppleRoots.swift as string constants, so no certificate file is needed
+# at run time. Check that each PEM, byte for byte, is in the staged bootstrap.
+python3 - "$STAGE/bootstrap" Sources/AppAttest/Roots/*.pem <<'PY' || die "the pinned Apple roots are not in bootstrap"
+import pathlib, sys
+binary = pathlib.Path(sys.argv[1]).read_bytes()
+pems = sys.argv[2:]
+if not pems or not all(pathlib.Path(p).is_file() for p in pems):
+    sys.exit("no Sources/AppAttest/Roots/*.pem")
+for pem in pems:
+    text = pathlib.Path(pem).read_text().strip()
+    if text.encode() not in binary:
+        sys.exit(f"{pem} is not embedded")
+    print(f"  pinned root embedded: {pathlib.Path(pem).name}")
+PY
 
 # Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable).
 find "$STAGE" -exec touch -h -d '2000-01-01 00:00:00Z' {} +
