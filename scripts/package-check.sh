@@ -2,13 +2,19 @@
 # Prove build/attestgate-lambda.zip runs with nothing but what is inside it.
 #
 # The zip is unpacked into an otherwise empty root, <tmp>/root/var/task: no /lib, no /lib64, no /usr, no
-# /etc, no /dev (only an empty /tmp, which Lambda also gives a function). Then, as root:
+# /etc, no /dev; only an empty /tmp and a mounted /proc, which Lambda also gives every function (the Swift
+# runtime reads argv from /proc/self/cmdline). Then, as root:
 #   1. static checks: both binaries' PT_INTERP and DT_RPATH point into /var/task/lib (RPATH, not RUNPATH),
 #      no bundled library carries a RUNPATH, and every DT_NEEDED of every ELF file is a file in lib/;
 #   2. the bundled loader lists the closure from inside the chroot (ldd-style): every line resolves
 #      under /var/task/lib, nothing is "not found";
 #   3. `attestgate config check` runs inside the chroot;
-#   4. `bootstrap` runs inside the chroot and serves invocations from a local Runtime API on 127.0.0.1.
+#   4. `bootstrap` runs inside the chroot under local-harness/lambda_harness.py (the Runtime API on
+#      127.0.0.1 and an HTTP API 2.0 front) and serves invocations: an unknown route (404) and both default
+#      metered routes in GATE_MODE=off against local-harness/fake_upstream.py (200 with the upstream's
+#      body). TODO (marked below): the challenge request and a metered call against moto, once bootstrap
+#      serves them. Decision lines it writes are saved to build/decision-lines.captured.log and replayed
+#      through infra/tests/check_metrics.py.
 # Steps 3 and 4 run with LD_DEBUG=libs and the LD_LIBRARY_PATH Lambda sets (/lib64 and /usr/lib64 before
 # /var/task/lib); the check fails if the loader so much as tries a file outside /var/task.
 #
@@ -21,6 +27,7 @@ ZIP=${1:-build/attestgate-lambda.zip}
 TASK=/var/task
 LOADER=$TASK/lib/ld-linux-x86-64.so.2
 PYTHON=${PYTHON:-python3}
+BUILD_DIR=${BUILD_DIR:-build}
 
 fail() { echo "package-check: FAIL: $*" >&2; exit 1; }
 ok() { echo "package-check: ok: $*"; }
@@ -34,16 +41,20 @@ PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
+    if mountpoint -q "$ROOT/proc" 2>/dev/null; then umount -l "$ROOT/proc" || true; fi
+    rm -rf --one-file-system "$WORK"
 }
 trap cleanup EXIT
 
-mkdir -p "$ROOT$TASK" "$ROOT/tmp"
+mkdir -p "$ROOT$TASK" "$ROOT/tmp" "$ROOT/proc"
 chmod 1777 "$ROOT/tmp"
 unzip -q "$ZIP" -d "$ROOT$TASK"
-[[ "$(cd "$ROOT" && find . -mindepth 1 -maxdepth 2 | LC_ALL=C sort | tr '\n' ' ')" == "./tmp ./var ./var/task " ]] ||
-    fail "the root is not empty besides /var/task and /tmp"
+[[ "$(cd "$ROOT" && find . -mindepth 1 -maxdepth 2 | LC_ALL=C sort | tr '\n' ' ')" == "./proc ./tmp ./var ./var/task " ]] ||
+    fail "the root is not empty besides /var/task, /tmp and /proc"
 ok "unpacked $ZIP into an empty root ($(find "$ROOT$TASK" -type f | wc -l) files; no /lib, /lib64, /usr, /etc, /dev)"
+# Lambda gives every function /proc (a kernel interface, not part of the image): the Swift runtime reads
+# argv from /proc/self/cmdline, so without it `attestgate config check` would see no arguments.
+mount -t proc proc "$ROOT/proc" || fail "cannot mount /proc in the chroot"
 
 # 1. Static checks: interpreter, search path, closure.
 dyn() { readelf -d "$1" 2>/dev/null; }
@@ -127,9 +138,106 @@ echo "--- attestgate config check (exit $rc):"; cat "$WORK/config-check.out" "$W
 ok "attestgate config check exited 0 inside the chroot"
 
 # 4. bootstrap serving invocations from the local Runtime API over loopback.
-# TODO(issue 9, runtime harness): serve invocations through local-harness/ once it is on main.
-rc=0
-in_chroot bootstrap "$WORK/bootstrap.out" "${CONFIG_ENV[@]}" AWS_LAMBDA_RUNTIME_API=127.0.0.1:9 -- \
-    "$TASK/bootstrap" || rc=$?
-echo "--- bootstrap (exit $rc):"; tail -n 20 "$WORK/bootstrap.out" "$WORK/bootstrap.err"
+# local-harness/lambda_harness.py (a Runtime API per instance plus an HTTP API 2.0 front) starts the
+# "bootstrap" it is given; here that is a host-side wrapper that clears the environment down to Lambda's plus
+# the function's settings and execs `chroot <root> /var/task/bootstrap`. The fake upstream stands in for the
+# AI API. Both helpers read stdin and stop at its end: they get a FIFO whose writer is this script, so they
+# stop with it even if it dies.
+HARNESS=$REPO/local-harness/lambda_harness.py
+UPSTREAM=$REPO/local-harness/fake_upstream.py
+[[ -f "$HARNESS" && -f "$UPSTREAM" ]] || fail "local-harness/lambda_harness.py or fake_upstream.py missing"
+mkfifo "$WORK/hold"
+exec 3<>"$WORK/hold"
+
+wait_ready() {  # <file> <label>: the helper's {"ready":true,...} line
+    local i line
+    for i in $(seq 1 100); do
+        line=$(head -n 1 "$1" 2>/dev/null || true)
+        [[ -n "$line" ]] && { echo "$line"; return 0; }
+        sleep 0.1
+    done
+    fail "$2 did not start: $(cat "$1")"
+}
+json_field() { "$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
+
+"$PYTHON" "$UPSTREAM" --key-file "$ROOT/tmp/upstream-key" <&3 >"$WORK/upstream.out" 2>&1 &
+PIDS+=($!)
+upstream_url=$(json_field "$(wait_ready "$WORK/upstream.out" "fake upstream")" url)
+
+SERVE_ENV=("${CONFIG_ENV[@]/#UPSTREAM_URL=*/UPSTREAM_URL=$upstream_url}")
+wrapper=$WORK/chroot-bootstrap
+{
+    echo '#!/bin/bash'
+    printf 'exec env -i AWS_LAMBDA_RUNTIME_API="$AWS_LAMBDA_RUNTIME_API"'
+    for kv in "${LAMBDA_ENV[@]}" "${SERVE_ENV[@]}" LD_DEBUG=libs "LD_DEBUG_OUTPUT=/tmp/attestgate-lddebug-$$"; do
+        printf ' %q' "$kv"
+    done
+    printf ' /usr/sbin/chroot %q %q\n' "$ROOT" "$TASK/bootstrap"
+} >"$wrapper"
+chmod +x "$wrapper"
+rm -f "$ROOT"/tmp/attestgate-lddebug-*
+
+"$PYTHON" "$HARNESS" --bootstrap "$wrapper" --quiet --deadline-ms 10000 <&3 >"$WORK/harness.out" 2>&1 &
+PIDS+=($!)
+ready=$(wait_ready "$WORK/harness.out" "lambda harness")
+front=$(json_field "$ready" http)
+control=$(json_field "$ready" control)
+echo "package-check: local Runtime API ${ready}"
+
+served=0
+invoke() {  # <label> <expected status> <curl args...>: one request through the HTTP API 2.0 front
+    local label=$1 want=$2; shift 2
+    local got body
+    body=$(curl -sS -o "$WORK/body" -w '%{http_code}' --max-time 30 "$@") || fail "$label: curl failed"
+    got=$body
+    body=$(head -c 300 "$WORK/body")
+    echo "  invocation: $label -> $got $body"
+    [[ "$got" == "$want" ]] || fail "$label: status $got, want $want"
+    served=$((served + 1))
+}
+device=$(cat /proc/sys/kernel/random/uuid)
+invoke "POST /v1/unknown (no such route)" 404 -X POST "$front/v1/unknown" -H "X-Device-ID: $device"
+invoke "POST /v1/generate (GATE_MODE=off, fake upstream)" 200 -X POST "$front/v1/generate" \
+    -H "X-Device-ID: $device" -H 'Content-Type: application/json' --data '{"prompt":"package-check"}'
+grep -q '"upstream": *"fake"' "$WORK/body" || fail "the metered call did not reach the fake upstream"
+invoke "POST /v1/tutor/deck-1/card-2 (GATE_MODE=off, fake upstream)" 200 -X POST "$front/v1/tutor/deck-1/card-2" \
+    -H "X-Device-ID: $device" --data '{"question":"?"}'
+# TODO(issue 9): once POST /v1/attest/challenge and the metered pipeline with its DynamoDB stores are
+# wired into bootstrap, start moto (python3 -m moto.server -H 127.0.0.1 -p 0), create the table with
+# `chroot $ROOT /var/task/attestgate table create` (DYNAMODB_ENDPOINT=http://127.0.0.1:<port>), then
+#   invoke "POST /v1/attest/challenge" 200 ... and check {"challenge","expiresAt"};
+#   invoke a metered route in GATE_MODE=monitor with X-Attest-Challenge (no proof) -> 200 plus
+#   X-Quota-Remaining and X-Attest-Next-Challenge, and a decision line with attestation_check/would_block;
+#   feed the captured decision lines to infra/tests/check_metrics.py (without --coverage once all alarms'
+#   metrics can be produced here).
+
+"$PYTHON" - "$control" <<'PY' || fail "the harness reports init errors or a dead instance"
+import json, sys, urllib.request
+control = sys.argv[1]
+get = lambda path: json.load(urllib.request.urlopen(control + path, timeout=10))
+errors, instances = get("/init-errors"), get("/instances")
+print("  instances:", json.dumps(instances), "init errors:", len(errors))
+sys.exit(1 if errors or not all(i["running"] for i in instances) else 0)
+PY
+"$PYTHON" - "$control" >"$BUILD_DIR/decision-lines.captured.log" <<'PY'
+import json, sys, urllib.request
+for entry in json.load(urllib.request.urlopen(sys.argv[1] + "/logs", timeout=10)):
+    print(entry["line"])
+PY
+echo "  bootstrap wrote $(wc -l <"$BUILD_DIR/decision-lines.captured.log") log lines ($BUILD_DIR/decision-lines.captured.log)"
+if grep -q '"logger":"attestgate.decision"' "$BUILD_DIR/decision-lines.captured.log"; then
+    "$PYTHON" infra/tests/check_metrics.py --lines "$BUILD_DIR/decision-lines.captured.log" --coverage ||
+        fail "malformed decision lines from the packaged bootstrap"
+else
+    echo "  no decision lines yet (GATE_MODE=off with the upstream-only pipeline writes none)"
+fi
+
+# Stop the harness (it terminates bootstrap), then read the loader trace the chrooted bootstrap wrote.
+for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+PIDS=()
+rm -f "/tmp/attestgate-lddebug-$$".*
+cat "$ROOT"/tmp/attestgate-lddebug-* >"$WORK/serve.lddebug" 2>/dev/null || true
+check_lddebug "bootstrap serving" "$WORK/serve.lddebug"
+ok "bootstrap served $served invocations from the empty root over the local Runtime API"
 echo "package-check: passed"
