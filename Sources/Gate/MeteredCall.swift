@@ -35,16 +35,19 @@ package struct MeteredCall: Sendable {
     }
 
     /// Handles one metered call and writes its decision line.
-    /// - Parameter remaining: time left in the invocation; the upstream call gets it minus the margin.
+    /// - Parameter deadline: the invocation's deadline; every store request and the upstream call end
+    ///   before it (the upstream gets what is left minus `deadlineMargin`).
     package func handle(
         _ request: MeteredRequest,
         route: MeteredRoute,
         now: Date,
-        remaining: Duration,
+        deadline: Deadline,
         logger: Logger
     ) async -> MeteredResponse {
         var record = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
-        let response = await run(request, route: route, now: now, remaining: remaining, logger: logger, record: &record)
+        let response = await Deadline.$current.withValue(deadline) {
+            await run(request, route: route, now: now, deadline: deadline, logger: logger, record: &record)
+        }
         record.fields["status"] = .int(Int64(response.status))
         record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         return response
@@ -54,7 +57,7 @@ package struct MeteredCall: Sendable {
         _ request: MeteredRequest,
         route: MeteredRoute,
         now: Date,
-        remaining: Duration,
+        deadline: Deadline,
         logger: Logger,
         record: inout DecisionRecord
     ) async -> MeteredResponse {
@@ -168,7 +171,7 @@ package struct MeteredCall: Sendable {
         }
 
         // The upstream call, with whatever time the invocation has left.
-        let timeout = max(.milliseconds(100), remaining - deadlineMargin)
+        let timeout = max(.milliseconds(100), deadline.remaining - deadlineMargin)
         switch await upstream.call(route: route, body: request.body, timeout: timeout) {
         case .answered(let status, let contentType, let body):
             var headers = quotaHeader

@@ -66,7 +66,7 @@ import Testing
             request(device: id),
             route: route,
             now: noon,
-            remaining: .seconds(5),
+            deadline: .after(.seconds(5)),
             logger: s.logger
         )
         #expect(response.status == 400 && response.body == Array(#"{"error":"invalid_device_id"}"#.utf8))
@@ -75,7 +75,13 @@ import Testing
 
     @Test func enforceRefusesNoProofWithoutTouchingTheOtherLayers() async {
         let s = stack(evidence: .absent)
-        let response = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        let response = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
         #expect(response.status == 403 && response.body == Array(#"{"error":"attestation_required"}"#.utf8))
         #expect(s.ceiling.used("2026-11-30") == 0 && s.upstream.calls.load(ordering: .relaxed) == 0)
         #expect(s.sink.objects.last?["block"] == .int(1))
@@ -89,7 +95,7 @@ import Testing
             request(),
             route: monitored,
             now: noon,
-            remaining: .seconds(5),
+            deadline: .after(.seconds(5)),
             logger: s.logger
         )
         #expect(response.status == 200)
@@ -99,17 +105,29 @@ import Testing
 
     @Test func allowanceRunsOutWith429AndRetryAfterAndCaseVariantsShareIt() async {
         let s = stack(evidence: .genuine(proof: .appAttest))
-        let first = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        let first = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
         #expect(first.status == 200 && first.headers["x-quota-remaining"] == "1")
         #expect(first.headers["x-attest-next-challenge"] != nil)
         _ = await s.call.handle(
             request(device: device.uppercased()),
             route: route,
             now: noon,
-            remaining: .seconds(5),
+            deadline: .after(.seconds(5)),
             logger: s.logger
         )
-        let third = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        let third = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
         #expect(third.status == 429 && third.headers["retry-after"] == String(12 * 3600))
         #expect(s.upstream.calls.load(ordering: .relaxed) == 2)
     }
@@ -117,22 +135,30 @@ import Testing
     @Test func aSpentCeilingRefusesFreeCallsKeepsTheirAllowanceUnitAndPassesPaidUsers() async {
         let s = stack(evidence: .genuine(proof: .appAttest), ceiling: 1)
         #expect(
-            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
+                .status
                 == 200
         )
-        let refused = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        let refused = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
         #expect(refused.status == 503 && refused.body == Array(#"{"error":"daily_budget_exhausted"}"#.utf8))
         #expect(refused.headers["retry-after"] != nil)
         // The refused call's allowance unit stays spent: the device is now out of its allowance.
         #expect(
-            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
+                .status
                 == 429
         )
         let paid = await s.call.handle(
             request(user: "user-1", paid: true),
             route: route,
             now: noon,
-            remaining: .seconds(5),
+            deadline: .after(.seconds(5)),
             logger: s.logger
         )
         #expect(paid.status == 200)
@@ -149,7 +175,7 @@ import Testing
                 request(),
                 route: route,
                 now: noon,
-                remaining: .seconds(5),
+                deadline: .after(.seconds(5)),
                 logger: s.logger
             )
             #expect(response.status == status && response.body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
@@ -157,7 +183,8 @@ import Testing
         #expect(s.ceiling.used("2026-11-30") == 0)
         s.upstream.result.withLock { $0 = .answered(status: 200, contentType: nil, body: []) }
         #expect(
-            await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger).status
+            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
+                .status
                 == 200
         )
         #expect(s.ceiling.used("2026-11-30") == 1)
@@ -166,7 +193,13 @@ import Testing
     @Test func aFailingAllowanceStoreFailsClosed() async {
         let s = stack(evidence: .genuine(proof: .appAttest))
         s.allowances.failing.store(true, ordering: .relaxed)
-        let response = await s.call.handle(request(), route: route, now: noon, remaining: .seconds(5), logger: s.logger)
+        let response = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
         #expect(response.status == 503 && response.body == Array(#"{"error":"unavailable"}"#.utf8))
         #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
     }

@@ -1,0 +1,183 @@
+import AWSJSON
+import AttestCore
+import DynamoDB
+import FoundationEssentials
+import Testing
+
+@testable import Gate
+
+/// The gate's stores against moto: conditions, expiry, ownership, races and resends.
+@Suite(.enabled(if: MotoTable.endpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct DynamoStoreTests {
+    let now = Date(timeIntervalSince1970: 1_796_040_000)
+    let device = "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"
+
+    @Test func aChallengeIsSpentOnceOnlyByItsDeviceAndOnlyBeforeItExpires() async throws {
+        let store = DynamoChallengeStore(table: try await MotoTable.make(), ttlSeconds: 300)
+        let issued = try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        #expect(issued.bytes.count == 32 && issued.expiresAt == 1_796_040_300)
+        #expect(try await !store.spend(deviceID: "other-device", challenge: issued.bytes, now: now))
+        #expect(try await store.spend(deviceID: device, challenge: issued.bytes, now: now))
+        #expect(try await !store.spend(deviceID: device, challenge: issued.bytes, now: now))
+
+        let late = try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        #expect(try await !store.spend(deviceID: device, challenge: late.bytes, now: now.addingTimeInterval(300)))
+        #expect(try await !store.spend(deviceID: device, challenge: late.bytes + [0], now: now))
+        #expect(try await !store.spend(deviceID: device, challenge: [UInt8](repeating: 1, count: 32), now: now))
+    }
+
+    @Test func severalChallengesAreLiveAtOnce() async throws {
+        let store = DynamoChallengeStore(table: try await MotoTable.make())
+        let a = try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        let b = try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        #expect(try await store.spend(deviceID: device, challenge: b.bytes, now: now))
+        #expect(try await store.spend(deviceID: device, challenge: a.bytes, now: now))
+    }
+
+    @Test func issuingIsBoundedPerDeviceAndDayExceptWhenReplacingASpentOne() async throws {
+        let store = DynamoChallengeStore(table: try await MotoTable.make(), dailyIssueLimit: 3)
+        for _ in 0..<3 { _ = try await store.issue(deviceID: device, replacingSpent: false, now: now) }
+        await #expect(throws: ChallengeIssueError.tooMany) {
+            try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        }
+        _ = try await store.issue(deviceID: device, replacingSpent: true, now: now)
+        _ = try await store.issue(deviceID: device, replacingSpent: false, now: now.addingTimeInterval(86_400))
+    }
+
+    @Test func twentyParallelSpendsOfOneChallengeSucceedExactlyOnce() async throws {
+        let table = try await MotoTable.make()
+        let store = DynamoChallengeStore(table: table)
+        let issued = try await store.issue(deviceID: device, replacingSpent: false, now: now)
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 {
+                let sibling = DynamoChallengeStore(table: try MotoTable.sibling(of: table))
+                group.addTask { try await sibling.spend(deviceID: device, challenge: issued.bytes, now: now) }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+    }
+
+    @Test func aResentSpendStillCountsAsThisCallsSpend() async throws {
+        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let table = try await MotoTable.make()
+        let store = DynamoChallengeStore(table: table)
+        let issued = try await store.issue(deviceID: device, replacingSpent: true, now: now)
+        let resending = DynamoChallengeStore(table: try MotoTable.sibling(of: table, hook: hook))
+        #expect(try await resending.spend(deviceID: device, challenge: issued.bytes, now: now))
+        #expect(hook.resent == 1)
+        #expect(try await !store.spend(deviceID: device, challenge: issued.bytes, now: now))
+    }
+
+    @Test func keysBindRebindAndBelongToOneDevice() async throws {
+        let store = DynamoAppAttestKeyStore(table: try await MotoTable.make())
+        let first = StoredAppAttestKey(
+            keyId: [UInt8](repeating: 1, count: 32),
+            publicKey: [4, 1],
+            counter: 0,
+            environment: "development"
+        )
+        let second = StoredAppAttestKey(
+            keyId: [UInt8](repeating: 2, count: 32),
+            publicKey: [4, 2],
+            counter: 0,
+            environment: "development"
+        )
+        #expect(try await store.bind(deviceID: device, key: first, receipt: [9]) == .bound)
+        #expect(try await store.bind(deviceID: device, key: first, receipt: [9]) == .reRegistered)
+        #expect(try await store.bind(deviceID: "other-device", key: first, receipt: []) == nil)
+        #expect(try await store.bind(deviceID: device, key: second, receipt: []) == .rebound)
+        let (key, _) = try await store.lookup(deviceID: device)
+        #expect(key?.keyId == second.keyId && key?.counter == 0)
+    }
+
+    @Test func theCounterOnlyMovesForwardAndOnlyForTheKeyThatVerified() async throws {
+        let table = try await MotoTable.make()
+        let store = DynamoAppAttestKeyStore(table: table)
+        let key = StoredAppAttestKey(
+            keyId: [UInt8](repeating: 1, count: 32),
+            publicKey: [4],
+            counter: 0,
+            environment: "development"
+        )
+        _ = try await store.bind(deviceID: device, key: key, receipt: [])
+        #expect(try await store.advanceCounter(deviceID: device, keyId: key.keyId, to: 1))
+        #expect(try await !store.advanceCounter(deviceID: device, keyId: key.keyId, to: 1))
+        #expect(try await !store.advanceCounter(deviceID: device, keyId: [UInt8](repeating: 7, count: 32), to: 5))
+        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let resending = DynamoAppAttestKeyStore(table: try MotoTable.sibling(of: table, hook: hook))
+        #expect(try await resending.advanceCounter(deviceID: device, keyId: key.keyId, to: 2))
+        #expect(hook.resent == 1)
+        #expect(try await store.lookup(deviceID: device).key?.counter == 2)
+    }
+
+    @Test func anAllowanceOfNAdmitsExactlyNOutOf3NParallelCalls() async throws {
+        let table = try await MotoTable.make()
+        let n = 5
+        let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<(3 * n) {
+                let store = DynamoAllowanceStore(table: try MotoTable.sibling(of: table))
+                group.addTask {
+                    try await store.reserve(
+                        subject: .device(device),
+                        feature: "generation",
+                        day: "2026-11-30",
+                        limit: n
+                    ) != nil
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(admitted == n)
+    }
+
+    @Test func resentReservationsAndReleasesCountOnce() async throws {
+        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let table = try await MotoTable.make()
+        let store = DynamoAllowanceStore(table: try MotoTable.sibling(of: table, hook: hook))
+        let first = try #require(
+            try await store.reserve(subject: .device(device), feature: "tutor", day: "2026-11-30", limit: 3)
+        )
+        #expect(first.remaining == 2)
+        let second = try #require(
+            try await store.reserve(subject: .device(device), feature: "tutor", day: "2026-11-30", limit: 3)
+        )
+        #expect(second.remaining == 1)
+        try await store.release(second)
+        #expect(hook.resent == 3)
+        let plain = DynamoAllowanceStore(table: table)
+        #expect(
+            try await plain.reserve(subject: .device(device), feature: "tutor", day: "2026-11-30", limit: 3)?.remaining
+                == 1
+        )
+    }
+
+    @Test func theCeilingAdmitsExactlyKOf3KParallelCallsAndWarnsOnce() async throws {
+        let table = try await MotoTable.make()
+        let k = 6
+        let results = try await withThrowingTaskGroup(of: (Bool, Bool).self) { group in
+            for _ in 0..<(3 * k) {
+                let guardian = SpendGuard(
+                    store: DynamoCeilingStore(table: try MotoTable.sibling(of: table)),
+                    dailyLimit: k,
+                    calendar: .utc
+                )
+                group.addTask {
+                    if case .reserved(_, let warned) = try await guardian.reserve(paid: false, now: now) {
+                        return (true, warned)
+                    }
+                    return (false, false)
+                }
+            }
+            return try await group.reduce(into: [(Bool, Bool)]()) { $0.append($1) }
+        }
+        #expect(results.filter(\.0).count == k)
+        #expect(results.filter(\.1).count == 1)
+    }
+
+    @Test func firstSeenIsRecordedOnce() async throws {
+        let store = DynamoChallengeStore(table: try await MotoTable.make())
+        #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-11-30") == "2026-11-30")
+        #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-12-01") == "2026-11-30")
+    }
+}
