@@ -8,12 +8,12 @@ package import Gate
 /// `mode: off` routes until then. The route handler only knows this protocol, so the app switches
 /// from one to the other without touching routing or event handling.
 package protocol MeteredPipeline: Sendable {
-    /// - Parameter remaining: time left in the invocation; the upstream call's timeout derives from it.
+    /// - Parameter deadline: the invocation's deadline; store requests and the upstream call end before it.
     func handle(
         _ request: MeteredRequest,
         route: MeteredRoute,
         now: Date,
-        remaining: Duration,
+        deadline: Deadline,
         logger: Logger
     ) async -> MeteredResponse
 }
@@ -36,7 +36,7 @@ package struct UpstreamOnlyPipeline: MeteredPipeline {
         _ request: MeteredRequest,
         route: MeteredRoute,
         now: Date,
-        remaining: Duration,
+        deadline: Deadline,
         logger: Logger
     ) async -> MeteredResponse {
         guard route.mode == .off else {
@@ -46,7 +46,7 @@ package struct UpstreamOnlyPipeline: MeteredPipeline {
         if request.userSub == nil, DeviceID.canonical(request.header("x-device-id")) == nil {
             return .error(400, "invalid_device_id")
         }
-        let timeout = max(.milliseconds(1), remaining - margin)
+        let timeout = max(.milliseconds(1), deadline.remaining - margin)
         switch await upstream.call(route: route, body: request.body, timeout: timeout) {
         case .answered(let status, let contentType, let body):
             var headers = ["cache-control": "no-store"]

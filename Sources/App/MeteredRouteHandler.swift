@@ -26,7 +26,7 @@ struct MeteredRouteHandler: APIRouteHandler {
             metered,
             route: route,
             now: now,
-            remaining: context.remainingTime(now: now),
+            deadline: .after(context.remainingTime(now: now)),
             logger: context.logger.with("route", .string(route.feature))
         )
         var responseHeaders = HeaderFields()
