@@ -58,7 +58,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
 
         // 2. Replace whatever key the device ID had. The right-hand side of SET reads the item as it was,
         //    so `replaced` receives the previous key id (or "none"), even when a resend finds our own write.
-        var set: [Expression] = [
+        var set: [DynamoExpression] = [
             "\(name: "replaced") = if_not_exists(\(name: "key_id"), \(value: .b([])))",
             "\(name: "key_id") = \(value: .b(key.keyId))",
             "\(name: "public_key") = \(value: .b(key.publicKey))",

@@ -35,7 +35,7 @@ package struct GateTable: Sendable {
         _ operation: String,
         key: Item,
         update: UpdateExpression,
-        condition: Expression?,
+        condition: DynamoExpression?,
         tokenAttribute: String,
         returnValues: ReturnValues = .none
     ) async throws(StoreError) -> OwnWriteOutcome {
