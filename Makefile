@@ -7,7 +7,7 @@ PYTHON ?= python3
 export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
-	patchelf binutils python3-venv
+	patchelf binutils python3-venv openssl
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
 
 .PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table
@@ -17,6 +17,7 @@ help:
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
 	@echo "make setup | build | lint | format | clean"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
+	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
 
 ## setup: apt and pip packages, installed only when missing.
 setup:
@@ -46,7 +47,7 @@ test-table: setup
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check test-table
+test: setup lint unit-test infra-check test-table fuzz-smoke
 
 clean:
 	rm -rf .build build
@@ -72,3 +73,29 @@ package-check: setup
 ## infra-check: parse infra/*.tf, checkov, and the alarms' metrics against real decision log lines (no cloud).
 infra-check: setup
 	CHECKOV=$(CHECKOV) infra/tests/infra-check.sh
+
+## App Attest fuzzing (fuzz/README.md): libFuzzer + ASan over the CBOR decoder and the verifiers, built in
+## its own scratch path so the normal build stays uninstrumented. gold crashes on the ASan objects: use lld.
+FUZZ_SCRATCH := .build/fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_BUILD := $(SWIFT) build -c release --product AppAttestFuzz --scratch-path $(FUZZ_SCRATCH) \
+	-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+.PHONY: fuzz fuzz-smoke bench
+
+fuzz: setup
+	$(FUZZ_BUILD)
+	mkdir -p $(FUZZ_SCRATCH)/corpus
+	$(FUZZ_SCRATCH)/release/AppAttestFuzz -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_SCRATCH)/corpus fuzz/seeds
+
+## fuzz-smoke: the bounded pass `make test` runs.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=25
+
+## bench: App Attest verifications per second on one core next to `openssl speed` verify rates (issue 11 extends it).
+bench: setup
+	$(SWIFT) build -c release --product AppAttestBench
+	@rates=$$(openssl speed -seconds 3 ecdsap256 ecdsap384 2>/dev/null \
+	  | awk '/nistp256/ {p256=$$NF} /nistp384/ {p384=$$NF} END {print p256, p384}'); \
+	set -- $$rates; pin=$$(command -v taskset >/dev/null && echo "taskset -c 0"); \
+	$$pin .build/release/AppAttestBench --seconds 3 --openssl-p256 "$$1" --openssl-p384 "$$2"

@@ -75,6 +75,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // libFuzzer harness over CBOR and the App Attest verifiers (make fuzz); a corpus replayer otherwise.
+        .executableTarget(
+            name: "AppAttestFuzz",
+            dependencies: ["AppAttest", "CBOR", "Crypto"],
+            swiftSettings: strictSettings
+        ),
+
+        // make bench: verification throughput next to openssl speed (issue 11 extends it).
+        .executableTarget(
+            name: "AppAttestBench",
+            dependencies: ["AppAttest", "SimulatedDevice", "Crypto"],
+            swiftSettings: strictSettings
+        ),
+
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
 

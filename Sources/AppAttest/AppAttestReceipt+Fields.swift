@@ -38,14 +38,13 @@ extension AppAttestReceipt {
         }
         func date(_ field: Field) -> Date? { text(field).flatMap(Timestamp.parse) }
         guard let appId = text(.appId), let certificateDER = fields[Field.attestedCertificate.rawValue],
-            let certificate = try? Certificate(derRepresentation: certificateDER),
             let clientHash = fields[Field.clientHash.rawValue], let token = text(.token),
             let kind = text(.kind).flatMap(Kind.init(rawValue:)), let created = date(.creationTime),
             let expires = date(.expirationTime)
         else { throw malformed("a required field is missing or unreadable") }
         self.bytes = bytes
         self.appId = appId
-        self.attestedCertificate = certificate
+        self.attestedCertificateDER = certificateDER
         self.clientHash = clientHash
         self.token = token
         self.kind = kind

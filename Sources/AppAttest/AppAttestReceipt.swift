@@ -14,8 +14,8 @@ package struct AppAttestReceipt: Sendable, Hashable {
     /// The receipt exactly as received, for storage and refreshes.
     package let bytes: [UInt8]
     package let appId: String
-    /// The credential certificate of the attested key (field 3).
-    package let attestedCertificate: Certificate
+    /// DER of the credential certificate of the attested key (field 3).
+    package let attestedCertificateDER: [UInt8]
     package let clientHash: [UInt8]
     package let token: String
     package let kind: Kind
@@ -30,7 +30,14 @@ package struct AppAttestReceipt: Sendable, Hashable {
 
     /// Verifies the PKCS#7 signature and the signer's chain to `root` at `now`, then reads the fields.
     /// - Throws: `receipt_malformed`, `receipt_signature_invalid`, `receipt_untrusted`, `receipt_expired`.
-    package init(verifying bytes: [UInt8], root: Certificate, at now: Date) throws(AppAttestError) {
+    /// - Parameter chainCache: remembers signer chains already verified (Apple's receipt signer is
+    ///   long-lived); a cached chain still has every window checked at `now`.
+    package init(
+        verifying bytes: [UInt8],
+        root: Certificate,
+        at now: Date,
+        chainCache: IntermediateCache? = nil
+    ) throws(AppAttestError) {
         let signed: SignedData
         do { signed = try SignedData(verifyingSignatureOf: bytes) } catch {
             throw AppAttestError(
@@ -54,18 +61,24 @@ package struct AppAttestReceipt: Sendable, Hashable {
     ///   - clientDataHash: the attestation's clientDataHash (checked only on `ATTEST` receipts: the
     ///     client hash of refreshed receipts carries nothing useful).
     ///   - environment: development receipts say `sandbox`; production ones never do.
+    ///   - credentialCertificate: the attestation's leaf, if at hand: the same DER means the same key
+    ///     without parsing field 3 again.
     package func check(
         appIds: [AppID],
         publicKey: ECPublicKey,
         clientDataHash: [UInt8],
-        environment: AppAttestEnvironment
+        environment: AppAttestEnvironment,
+        credentialCertificate: Certificate? = nil
     ) -> PolicyResult {
         guard appIds.contains(where: { $0.string == appId }) else { return .fail(.receiptAppIdMismatch) }
         guard (self.environment == "sandbox") == (environment == .development) else {
             return .fail(.receiptEnvironmentMismatch, detail: self.environment ?? "absent")
         }
-        guard (try? attestedCertificate.publicKey())?.x962Representation == publicKey.x962Representation else {
-            return .fail(.receiptKeyMismatch)
+        if credentialCertificate?.derRepresentation != attestedCertificateDER {
+            let attested = try? Certificate(derRepresentation: attestedCertificateDER).publicKey()
+            guard attested?.x962Representation == publicKey.x962Representation else {
+                return .fail(.receiptKeyMismatch)
+            }
         }
         if kind == .attest && !ConstantTime.equal(clientHash, clientDataHash) {
             return .fail(.receiptClientHashMismatch)

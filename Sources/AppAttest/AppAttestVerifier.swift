@@ -10,6 +10,7 @@ package struct AppAttestVerifier: Sendable {
     package let environment: AppAttestEnvironment
     package let trust: AppAttestTrust
     let cache: IntermediateCache
+    let receiptCache: IntermediateCache
 
     /// - Parameters:
     ///   - teamId: the Apple Developer Team ID.
@@ -27,6 +28,7 @@ package struct AppAttestVerifier: Sendable {
         self.environment = environment
         self.trust = trust
         self.cache = cache
+        self.receiptCache = IntermediateCache()
     }
 
     /// Verifies an attestation object following Apple's steps 1-9 in order, then its receipt.
@@ -53,7 +55,9 @@ package struct AppAttestVerifier: Sendable {
             keyId: keyId,
             clientDataHash: clientDataHash,
             object: object,
-            now: now
+            now: now,
+            root: trust.attestationRoot,
+            cache: cache
         )
         for policy in policies {
             if case .fail(let reason, let detail) = policy.evaluate(evidence) {
@@ -65,7 +69,12 @@ package struct AppAttestVerifier: Sendable {
             let appId = appIds.first(where: { $0.rpIdHash == evidence.authenticatorData.rpIdHash })
         else { throw AppAttestError(.keyUnsupported) }
 
-        let receipt = try AppAttestReceipt(verifying: object.receipt, root: trust.receiptRoot, at: now)
+        let receipt = try AppAttestReceipt(
+            verifying: object.receipt,
+            root: trust.receiptRoot,
+            at: now,
+            chainCache: receiptCache
+        )
         guard receipt.kind == .attest else { throw AppAttestError(.receiptTypeUnexpected) }
         if case .fail(let reason, let detail) = receipt.check(
             appIds: appIds,

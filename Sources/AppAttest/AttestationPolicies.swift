@@ -11,16 +11,15 @@ struct CertificateChainPolicy: AttestationPolicy {
     let cache: IntermediateCache
 
     func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
-        guard evidence.leafKey?.curve == .p256, evidence.intermediateKey?.curve == .p384 else {
+        guard evidence.leafKey?.curve == .p256, evidence.intermediatePublicKey?.curve == .p384 else {
             return .fail(.keyUnsupported, detail: "leaf must be P-256 and intermediate P-384")
         }
-        let key = cache.key(intermediate: evidence.intermediate, root: verifier.root)
         do {
-            if cache.contains(key) {
+            if evidence.intermediateVerified {
                 try verifier.verify(leaf: evidence.leaf, verifiedIntermediate: evidence.intermediate, at: evidence.now)
             } else {
                 try verifier.verify(leaf: evidence.leaf, intermediates: [evidence.intermediate], at: evidence.now)
-                cache.insert(key)
+                cache.insert(evidence.intermediateKey, evidence.intermediate)
             }
             return .pass
         } catch {

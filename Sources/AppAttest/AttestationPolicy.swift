@@ -19,28 +19,46 @@ struct AttestationEvidence {
     let object: AttestationObject
     let leaf: Certificate
     let intermediate: Certificate
+    /// Whether `intermediate` came out of the cache of verified intermediates.
+    let intermediateVerified: Bool
+    /// The cache key of the intermediate under the pinned root.
+    let intermediateKey: [UInt8]
     /// The leaf's key when it is ECDSA on an accepted curve, nil otherwise (the chain policy refuses that).
     let leafKey: ECPublicKey?
-    let intermediateKey: ECPublicKey?
+    let intermediatePublicKey: ECPublicKey?
     let now: Date
 
     var authenticatorData: AuthenticatorData { object.authenticatorData }
 
     /// Types the certificates of `object`: exactly leaf + intermediate, each DER parsed in full.
     /// - Throws: `chain_length` or `cert_malformed`.
-    init(keyId: [UInt8], clientDataHash: [UInt8], object: AttestationObject, now: Date) throws(AppAttestError) {
+    init(
+        keyId: [UInt8],
+        clientDataHash: [UInt8],
+        object: AttestationObject,
+        now: Date,
+        root: Certificate,
+        cache: IntermediateCache
+    ) throws(AppAttestError) {
         guard object.certificates.count == 2 else {
             throw AppAttestError(
                 .chainLength,
                 detail: "x5c holds \(object.certificates.count) certificates, expected 2"
             )
         }
+        intermediateKey = IntermediateCache.key([object.certificates[1]], root: root)
+        let cached = cache.certificate(intermediateKey)
         do {
             leaf = try Certificate(derRepresentation: object.certificates[0])
-            intermediate = try Certificate(derRepresentation: object.certificates[1])
+            if let cached {
+                intermediate = cached
+            } else {
+                intermediate = try Certificate(derRepresentation: object.certificates[1])
+            }
         } catch { throw AppAttestError(.certMalformed, detail: error.description) }
+        intermediateVerified = cached != nil
         leafKey = try? leaf.publicKey()
-        intermediateKey = try? intermediate.publicKey()
+        intermediatePublicKey = try? intermediate.publicKey()
         self.keyId = keyId
         self.clientDataHash = clientDataHash
         self.object = object

@@ -1,26 +1,31 @@
 internal import Crypto
 internal import Synchronization
 
-/// Remembers intermediates that a full chain verification accepted, keyed by SHA-256 of their DER
-/// and the root's fingerprint, so later attestations cost one signature check on the leaf.
-/// Leaves are never cached: each one carries a fresh nonce.
+/// Remembers CA certificates that a full chain verification accepted, keyed by SHA-256 of their DER
+/// and the root's fingerprint, with the parsed certificate: later attestations skip both the parse
+/// and the intermediate's signature check, leaving one signature check on the leaf.
+///
+/// Used for the App Attest intermediate and for the receipt signer's chain. Device leaves are never
+/// cached: each carries a fresh nonce.
 package final class IntermediateCache: Sendable {
-    private let verified = Mutex<Set<[UInt8]>>([])
+    private let verified = Mutex<[[UInt8]: Certificate]>([:])
     /// Apple rotates intermediates rarely; a handful of entries is plenty.
     private let capacity: Int
 
     package init(capacity: Int = 16) { self.capacity = capacity }
 
-    func key(intermediate: Certificate, root: Certificate) -> [UInt8] {
-        Digest.sha256(parts: [intermediate.derRepresentation, root.sha256Fingerprint])
+    /// The cache key for `ders` (the CA certificates, in order) under `root`.
+    static func key(_ ders: [[UInt8]], root: Certificate) -> [UInt8] {
+        Digest.sha256(parts: ders + [root.sha256Fingerprint])
     }
 
-    func contains(_ key: [UInt8]) -> Bool { verified.withLock { $0.contains(key) } }
+    /// The verified certificate stored under `key`, if any.
+    func certificate(_ key: [UInt8]) -> Certificate? { verified.withLock { $0[key] } }
 
-    func insert(_ key: [UInt8]) {
-        verified.withLock { set in
-            if set.count >= capacity { set.removeAll() }
-            set.insert(key)
+    func insert(_ key: [UInt8], _ certificate: Certificate) {
+        verified.withLock { entries in
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = certificate
         }
     }
 }

@@ -32,29 +32,32 @@ extension ECPublicKey {
             )
         else { throw CryptoError(.keyUnsupported, detail: "EC curve not P-256/P-384") }
 
-        var point: UnsafeMutablePointer<UInt8>? = nil
-        let pointLength = EVP_PKEY_get1_encoded_public_key(owner.pointer, &point)
-        defer { cshim_OPENSSL_free(point) }
-        guard pointLength > 0, let point else { throw OpenSSLErrorQueue.error(.derMalformed, "encoded point") }
-        let x962 = Array(UnsafeBufferPointer(start: point, count: pointLength))
-
         var spki: UnsafeMutablePointer<UInt8>? = nil
         let spkiLength = i2d_PUBKEY(owner.pointer, &spki)
         defer { cshim_OPENSSL_free(spki) }
         guard spkiLength > 0, let spki else { throw OpenSSLErrorQueue.error(.internalFailure, "i2d_PUBKEY") }
         let der = Array(UnsafeBufferPointer(start: spki, count: Int(spkiLength)))
+        // The SPKI ends with the BIT STRING holding the X9.62 point; OpenSSL writes it uncompressed.
+        let pointLength = curve == .p256 ? 65 : 97
+        let x962 = Array(der.suffix(pointLength))
+        guard x962.first == 0x04, der.count > pointLength, der[der.count - pointLength - 1] == 0x00 else {
+            throw CryptoError(.keyUnsupported, detail: "public key is not an uncompressed point")
+        }
         return ECPublicKey(owner: owner, curve: curve, der: der, x962: x962)
     }
 
     func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
         ERR_clear_error()
         defer { ERR_clear_error() }
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, owner.pointer) == 1 else { return false }
+        // Hash first, then a bare EVP_PKEY_verify: this skips the digest fetch that EVP_DigestVerifyInit
+        // repeats on every call in OpenSSL 3.0. The context is per call (not shareable across threads).
+        let digest = Digest.sha256(message)
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, owner.pointer, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_verify_init(context) == 1 else { return false }
         let result = signature.withUnsafeBufferPointer { sig in
-            message.withUnsafeBufferPointer { msg in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, msg.baseAddress, msg.count)
+            digest.withUnsafeBufferPointer { md in
+                EVP_PKEY_verify(context, sig.baseAddress, sig.count, md.baseAddress, md.count)
             }
         }
         return result == 1

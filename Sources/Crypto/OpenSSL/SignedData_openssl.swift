@@ -45,13 +45,15 @@ extension SignedData {
         return SignedData(content: try drain(output), signer: signer, otherCertificates: others)
     }
 
-    /// Re-encodes a borrowed X509 and parses it into an owned `Certificate`.
+    /// Takes a new reference on a borrowed X509 (no re-parse: OpenSSL 3.0's key decoding is slow).
     private static func certificate(_ x509: OpaquePointer) throws(CryptoError) -> Certificate {
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_X509(x509, &out)
         defer { cshim_OPENSSL_free(out) }
         guard length > 0, let out else { throw OpenSSLErrorQueue.error(.derMalformed, "i2d_X509") }
-        return try Certificate(derRepresentation: Array(UnsafeBufferPointer(start: out, count: Int(length))))
+        let der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
+        guard X509_up_ref(x509) == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_up_ref") }
+        return try Certificate.adopt(X509Owner(unsafeTakingOwnership: x509), der: der, consumed: der.count)
     }
 
     private static func drain(_ bio: OpaquePointer) throws(CryptoError) -> [UInt8] {
