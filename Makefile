@@ -66,7 +66,7 @@ $(CHECKOV):
 package: build
 	scripts/package.sh
 
-## package-check: unzip into an empty root, chroot into it (root), serve invocations, `attestgate config check`.
+## package-check: unzip into an empty root, chroot (root), serve invocations, config check, table create on moto.
 package-check: setup
 	scripts/package-check.sh
 

@@ -8,7 +8,9 @@
 #      no bundled library carries a RUNPATH, and every DT_NEEDED of every ELF file is a file in lib/;
 #   2. the bundled loader lists the closure from inside the chroot (ldd-style): every line resolves
 #      under /var/task/lib, nothing is "not found";
-#   3. `attestgate config check` runs inside the chroot;
+#   3. `attestgate config check` and `attestgate table create` (against moto's DynamoDB on loopback; the
+#      script starts moto through local-harness/with_moto.sh unless DYNAMODB_ENDPOINT is set) run inside
+#      the chroot;
 #   4. `bootstrap` runs inside the chroot under local-harness/lambda_harness.py (the Runtime API on
 #      127.0.0.1 and an HTTP API 2.0 front) and serves invocations: an unknown route (404) and both default
 #      metered routes in GATE_MODE=off against local-harness/fake_upstream.py (200 with the upstream's
@@ -23,6 +25,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
+# moto's DynamoDB on a loopback port for the calls the packaged binaries make (with_moto.sh stops it after).
+if [[ -z "${DYNAMODB_ENDPOINT:-}" ]]; then exec local-harness/with_moto.sh "$0" "$@"; fi
 ZIP=${1:-build/attestgate-lambda.zip}
 TASK=/var/task
 LOADER=$TASK/lib/ld-linux-x86-64.so.2
@@ -126,7 +130,7 @@ check_lddebug() {
 
 # 3. attestgate config check, as the Lambda would read its settings.
 CONFIG_ENV=(
-    ATTESTGATE_ENV=development TABLE_NAME=attestgate-check DYNAMODB_ENDPOINT=http://127.0.0.1:9
+    ATTESTGATE_ENV=development TABLE_NAME=attestgate-check-$$ DYNAMODB_ENDPOINT=$DYNAMODB_ENDPOINT
     GATE_MODE=off APPLE_TEAM_ID=ABCDE12345 APPLE_BUNDLE_IDS=com.example.app APP_ATTEST_ENVIRONMENT=development
     UPSTREAM_URL=http://127.0.0.1:9 UPSTREAM_API_KEY_FILE=/tmp/upstream-key LOG_LEVEL=debug
 )
@@ -136,6 +140,13 @@ in_chroot config-check "$WORK/config-check.out" "${CONFIG_ENV[@]}" -- "$TASK/att
 echo "--- attestgate config check (exit $rc):"; cat "$WORK/config-check.out" "$WORK/config-check.err"
 ((rc == 0)) || fail "attestgate config check exited $rc inside the chroot"
 ok "attestgate config check exited 0 inside the chroot"
+
+# The packaged CLI's own DynamoDB calls (SigV4 over libcurl) from the empty root: create the table in moto.
+rc=0
+in_chroot table-create "$WORK/table.out" "${CONFIG_ENV[@]}" -- "$TASK/attestgate" table create || rc=$?
+echo "--- attestgate table create against moto (exit $rc):"; cat "$WORK/table.out" "$WORK/table-create.err"
+((rc == 0)) && grep -q '"status":"ACTIVE"' "$WORK/table.out" || fail "attestgate table create failed in the chroot"
+ok "attestgate table create reached moto's DynamoDB from inside the chroot"
 
 # 4. bootstrap serving invocations from the local Runtime API over loopback.
 # local-harness/lambda_harness.py (a Runtime API per instance plus an HTTP API 2.0 front) starts the
@@ -203,8 +214,7 @@ grep -q '"upstream": *"fake"' "$WORK/body" || fail "the metered call did not rea
 invoke "POST /v1/tutor/deck-1/card-2 (GATE_MODE=off, fake upstream)" 200 -X POST "$front/v1/tutor/deck-1/card-2" \
     -H "X-Device-ID: $device" --data '{"question":"?"}'
 # TODO(issue 9): once POST /v1/attest/challenge and the metered pipeline with its DynamoDB stores are
-# wired into bootstrap, start moto (python3 -m moto.server -H 127.0.0.1 -p 0), create the table with
-# `chroot $ROOT /var/task/attestgate table create` (DYNAMODB_ENDPOINT=http://127.0.0.1:<port>), then
+# wired into bootstrap (moto and the table created above are already in place), add
 #   invoke "POST /v1/attest/challenge" 200 ... and check {"challenge","expiresAt"};
 #   invoke a metered route in GATE_MODE=monitor with X-Attest-Challenge (no proof) -> 200 plus
 #   X-Quota-Remaining and X-Attest-Next-Challenge, and a decision line with attestation_check/would_block;
