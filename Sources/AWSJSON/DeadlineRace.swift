@@ -16,16 +16,19 @@ enum DeadlineRace {
     ) async -> Result<HTTPResponse, any Error>? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, any Error>?, Never>) in
             let once = ResumeOnce(continuation)
-            let sender = Task {
-                do {
-                    once.resume(.success(try await transport.send(request)))
-                } catch {
-                    once.resume(.failure(error))
-                }
+            let timer = Task {
+                try? await Task.sleep(until: deadline.instant, clock: .continuous)
+                once.resume(nil)  // a no-op when the send answered first
             }
             Task {
-                try? await Task.sleep(until: deadline.instant, clock: .continuous)
-                if once.resume(nil) { sender.cancel() }
+                let result: Result<HTTPResponse, any Error>
+                do {
+                    result = .success(try await transport.send(request))
+                } catch {
+                    result = .failure(error)
+                }
+                once.resume(result)
+                timer.cancel()  // no sleeping task outlives the call it guarded
             }
         }
     }

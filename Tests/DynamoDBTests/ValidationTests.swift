@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func keyLimitsAreExact() async throws {
-        try await client.getItem(
+        _ = try await client.getItem(
             Fixture.table,
             key: Fixture.key(String(repeating: "p", count: 2048), String(repeating: "s", count: 1024)),
             deadline: deadline
