@@ -17,7 +17,12 @@ PYTHON=${PYTHON:-python3}
 port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 log=$(mktemp -t moto.XXXXXX)
 
-if command -v moto_server >/dev/null 2>&1; then
+# moto_server.py is moto's own server application with each request handled atomically (plain moto_server
+# evaluates conditional writes without a lock, so race tests would measure moto, not our conditions).
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$here/moto_server.py" ]; then
+    "$PYTHON" "$here/moto_server.py" -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
+elif command -v moto_server >/dev/null 2>&1; then
     moto_server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
 else
     "$PYTHON" -m moto.server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
