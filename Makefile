@@ -60,7 +60,7 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 setup: $(CHECKOV)
 $(CHECKOV):
 	$(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/pip install -q checkov==$(CHECKOV_VERSION)
+	$(CHECKOV_VENV)/bin/pip install -q -c infra/tests/checkov-constraints.txt checkov==$(CHECKOV_VERSION)
 
 ## package: release build with the static Swift stdlib, then build/attestgate-lambda.zip (every library inside).
 package: build
