@@ -26,6 +26,15 @@ package struct AppAttestTrust: Sendable {
         }
     }()
 
+    /// The trust for `APP_ATTEST_TRUST_ROOT`: the PEM file's certificate replaces both Apple roots.
+    /// Callers refuse this in production (design.md 5) before getting here.
+    /// - Throws: `appattest.input_invalid` when the text holds no parseable certificate.
+    package static func overridden(rootPEM: String) throws(AppAttestError) -> AppAttestTrust {
+        do { return synthetic(root: try Certificate(pemRepresentation: rootPEM)) } catch {
+            throw AppAttestError(.inputInvalid, detail: "APP_ATTEST_TRUST_ROOT: \(error.description)")
+        }
+    }
+
     /// One synthetic root for both attestation chains and receipts (tests, local runs).
     package static func synthetic(root: Certificate) -> AppAttestTrust {
         AppAttestTrust(attestationRoot: root, receiptRoot: root)

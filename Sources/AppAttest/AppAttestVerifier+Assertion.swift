@@ -40,4 +40,25 @@ extension AppAttestVerifier {
         }
         return parsed.counter
     }
+
+    /// `verifyAssertion` with the key as stored: DER SubjectPublicKeyInfo or a 65-byte X9.62 point.
+    /// - Throws: `appattest.key_unsupported` for a stored key that is not P-256, else as above.
+    package func verifyAssertion(
+        publicKeyBytes: [UInt8],
+        assertion: [UInt8],
+        clientDataHash: [UInt8],
+        storedCounter: UInt32
+    ) throws(AppAttestError) -> UInt32 {
+        let key: ECPublicKey
+        do { key = try ECPublicKey(derOrX962: publicKeyBytes) } catch {
+            throw AppAttestError(.keyUnsupported, detail: error.description)
+        }
+        guard key.curve == .p256 else { throw AppAttestError(.keyUnsupported, detail: "stored key is not P-256") }
+        return try verifyAssertion(
+            publicKey: key,
+            assertion: assertion,
+            clientDataHash: clientDataHash,
+            storedCounter: storedCounter
+        )
+    }
 }

@@ -131,3 +131,45 @@ import Testing
         #expect(reloaded.publicKey == key.publicKey)
     }
 }
+
+@Suite struct StoredKeyAndTrustTests {
+    @Test func storedKeyBytesInEitherFormVerify() throws {
+        let authority = try SimulatedAppleCA(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let device = SimulatedDevice(
+            teamId: "ABCDE12345",
+            bundleId: "com.example.gate",
+            environment: .development,
+            authority: authority
+        )
+        let verifier = AppAttestVerifier(
+            teamId: "ABCDE12345",
+            bundleIds: ["com.example.gate"],
+            environment: .development,
+            trust: try .overridden(rootPEM: authority.rootPEM)
+        )
+        var key = try SimulatedAppAttestKey()
+        let hash = Digest.sha256([7])
+        for (index, stored) in [key.publicKey.derRepresentation, key.publicKey.x962Representation].enumerated() {
+            let assertion = try device.assert(&key, clientDataHash: hash)
+            #expect(
+                try verifier.verifyAssertion(
+                    publicKeyBytes: stored,
+                    assertion: assertion,
+                    clientDataHash: hash,
+                    storedCounter: UInt32(index)
+                )
+                    == UInt32(index + 1)
+            )
+        }
+        let p384 = try PrivateKey(generating: .p384)
+        #expect(throws: AppAttestError(.keyUnsupported)) {
+            try verifier.verifyAssertion(
+                publicKeyBytes: p384.publicKeyDER,
+                assertion: [0xa0],
+                clientDataHash: hash,
+                storedCounter: 0
+            )
+        }
+        #expect(throws: AppAttestError(.inputInvalid)) { try AppAttestTrust.overridden(rootPEM: "not a PEM") }
+    }
+}
