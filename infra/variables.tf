@@ -246,13 +246,17 @@ variable "routes" {
     maxResponseBytes = optional(number)
   }))
   default = [
-    { method = "POST", path = "/v1/generate", feature = "generation" },
-    { method = "POST", path = "/v1/tutor/{deckId}/{cardId}", feature = "tutor" },
+    { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },
+    { method = "POST", path = "/v1/tutor/{deckId}/{cardId}", feature = "tutor", upstreamPath = "/tutor" },
   ]
 
   validation {
     condition     = alltrue([for r in var.routes : r.mode == null || contains(["off", "monitor", "enforce"], coalesce(r.mode, "off"))])
     error_message = "A route's mode must be off, monitor or enforce."
+  }
+  validation {
+    condition     = alltrue([for r in var.routes : !strcontains(r.path, "{") || r.upstreamPath != null])
+    error_message = "A route whose path has {parameters} needs an upstreamPath (the function refuses to start otherwise)."
   }
   validation {
     condition     = length(distinct([for r in var.routes : r.feature])) == length(var.routes)
