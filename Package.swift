@@ -97,6 +97,7 @@ let package = Package(
 
         tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
         tests("AttestCoreTests", ["AttestCore"], exclude: ["Fixtures"]),
+        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
         tests(
             "PlayIntegrityTests",
             ["PlayIntegrity", "HTTPClient", "Crypto", "AttestCore", "TestSupport"],

@@ -32,7 +32,7 @@ Control (same port):
   GET  /control/stats       counts of requests per endpoint and decodes per token
   POST /control/reset       forget modes, verdicts and counters (issued access tokens stay valid)
 
-Usage: fake_google.py --service-account SA.json [--devicecheck-key KEY.p8 --devicecheck-key-id ID
+Usage: fake_google.py [--service-account SA.json] [--devicecheck-key KEY.p8 --devicecheck-key-id ID
        --devicecheck-team-id TEAM] [--fixtures DIR] [--port 0] [--no-clock-check]
 Prints "LISTENING <port>" on stdout once it accepts connections.
 """
@@ -270,7 +270,7 @@ class Handler(BaseHTTPRequestHandler):
         except (ValueError, json.JSONDecodeError, UnicodeDecodeError):
             return self.refuse_grant("malformed")
         sa = self.config["service_account"]
-        if header.get("alg") != "RS256" or header.get("kid") != sa["private_key_id"]:
+        if header.get("alg") != "RS256" or sa["private_key_id"] is None or header.get("kid") != sa["private_key_id"]:
             return self.refuse_grant("header")
         if not rs256_valid(*self.config["rsa_public"], signing_input, signature):
             return self.refuse_grant("signature")
@@ -407,7 +407,8 @@ def os_basename(name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--service-account", required=True, help="service-account JSON whose key signs assertions")
+    parser.add_argument("--service-account", help="service-account JSON whose key signs assertions (without it, "
+                        "the token endpoint refuses every assertion)")
     parser.add_argument("--devicecheck-key", help=".p8 (PKCS#8 P-256) whose public half verifies DeviceCheck JWTs")
     parser.add_argument("--devicecheck-key-id")
     parser.add_argument("--devicecheck-team-id")
@@ -416,14 +417,17 @@ def main():
     parser.add_argument("--no-clock-check", action="store_true", help="skip iat/exp against the real time")
     args = parser.parse_args()
 
-    with open(args.service_account) as handle:
-        service_account = json.load(handle)
+    service_account, rsa_public = {"private_key_id": None, "client_email": None}, (3, 1)
+    if args.service_account:
+        with open(args.service_account) as handle:
+            service_account = json.load(handle)
+        rsa_public = rsa_public_from_pkcs8(service_account["private_key"])
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     port = server.server_address[1]
     config = {
         "service_account": service_account,
-        "rsa_public": rsa_public_from_pkcs8(service_account["private_key"]),
+        "rsa_public": rsa_public,
         "token_url": "http://127.0.0.1:%d/token" % port,
         "clock_check": not args.no_clock_check,
         "fixtures": args.fixtures,

@@ -2,6 +2,7 @@ import AttestCore
 import Crypto
 import FoundationEssentials
 import HTTPClient
+import TestSupport
 import Testing
 
 @testable import PlayIntegrity
@@ -22,7 +23,10 @@ import Testing
         let verifier: PlayIntegrityVerifier
 
         init(secretJSON: [UInt8] = TestServiceAccount.shared.json, decodeTimeout: Duration = .seconds(5)) throws {
-            fake = try FakeGoogleProcess(serviceAccountJSON: TestServiceAccount.shared.json)
+            fake = try FakeGoogleProcess(
+                serviceAccountJSON: TestServiceAccount.shared.json,
+                fixtures: Fixture.directory
+            )
             secret = CountingSecretSource(secretJSON)
             let logger = Logger(sink: CapturingLogSink())
             tokens = GoogleAccessTokenProvider(

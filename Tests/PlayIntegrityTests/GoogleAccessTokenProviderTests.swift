@@ -63,13 +63,13 @@ struct TestServiceAccount: Sendable {
     struct Rig {
         let endpoint: TokenEndpoint
         let secret: CountingSecretSource
-        let transport: ScriptedTransport
+        let transport: ClosureTransport
         let provider: GoogleAccessTokenProvider
 
         init(endpoint: TokenEndpoint = TokenEndpoint(), secret: [UInt8]? = TestServiceAccount.shared.json) {
             self.endpoint = endpoint
             self.secret = CountingSecretSource(secret)
-            self.transport = ScriptedTransport { endpoint.respond($0) }
+            self.transport = ClosureTransport { endpoint.respond($0) }
             self.provider = GoogleAccessTokenProvider(
                 secret: self.secret,
                 transport: transport,
@@ -160,7 +160,7 @@ struct TestServiceAccount: Sendable {
         let secret = CountingSecretSource(TestServiceAccount.shared.json)
         let provider = GoogleAccessTokenProvider(
             secret: secret,
-            transport: ScriptedTransport { _ in throw HTTPError(.timeout) },
+            transport: ClosureTransport { _ in throw HTTPError(.timeout) },
             configuration: .init(tokenEndpoint: Self.endpoint),
             logger: Logger(sink: CapturingLogSink())
         )
@@ -202,7 +202,7 @@ struct TestServiceAccount: Sendable {
         let secret = CountingSecretSource(TestServiceAccount.shared.json)
         let provider = GoogleAccessTokenProvider(
             secret: secret,
-            transport: ScriptedTransport { _ in HTTPResponse(status: 200, body: Array(body.utf8)) },
+            transport: ClosureTransport { _ in HTTPResponse(status: 200, body: Array(body.utf8)) },
             configuration: .init(tokenEndpoint: Self.endpoint),
             logger: Logger(sink: CapturingLogSink())
         )

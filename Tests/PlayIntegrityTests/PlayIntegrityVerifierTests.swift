@@ -8,7 +8,7 @@ import Testing
 @Suite struct PlayIntegrityVerifierTests {
     struct Rig {
         let tokens: StubAccessTokens
-        let transport: ScriptedTransport
+        let transport: ClosureTransport
         let budget: InMemoryDecodeBudget
         let quota: CountingQuotaGuard
         let verifier: PlayIntegrityVerifier
@@ -22,7 +22,7 @@ import Testing
             self.tokens = tokens
             self.budget = budget
             self.quota = quota
-            self.transport = ScriptedTransport(respond)
+            self.transport = ClosureTransport(respond)
             var configuration = Fixture.configuration
             configuration.endpoint = "http://127.0.0.1:9/"
             self.verifier = PlayIntegrityVerifier(

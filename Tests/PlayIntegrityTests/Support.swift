@@ -53,7 +53,7 @@ extension JSONValue {
 }
 
 /// An `HTTPTransport` answering from a closure and recording every request.
-final class ScriptedTransport: HTTPTransport {
+final class ClosureTransport: HTTPTransport {
     private let requests = Mutex<[HTTPRequest]>([])
     private let handler: @Sendable (HTTPRequest) throws -> HTTPResponse
 

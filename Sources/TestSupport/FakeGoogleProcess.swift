@@ -1,32 +1,43 @@
-import AttestCore
-import Glibc
-import HTTPClient
+public import AttestCore
+internal import Glibc
+public import HTTPClient
 
 /// `local-harness/fake_google.py`, started by a test on a free loopback port and stopped in `stop()`.
 ///
 /// The service account (and the DeviceCheck `.p8`, when given) are written to a fresh temporary folder;
 /// the fake derives the public halves from them, as Google and Apple hold only the public keys.
-final class FakeGoogleProcess: Sendable {
-    let port: Int
-    let folder: String
+public final class FakeGoogleProcess: Sendable {
+    public let port: Int
+    public let folder: String
     private let pid: pid_t
 
-    static let script: String = {
+    public static let script: String = {
         let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         return "/" + root + "/local-harness/fake_google.py"
     }()
 
-    struct StartError: Error { let what: String }
+    public struct StartError: Error { public let what: String }
 
-    init(serviceAccountJSON: [UInt8], deviceCheckKeyPEM: String? = nil, extraArguments: [String] = []) throws {
+    /// Starts the fake.
+    /// - Parameters:
+    ///   - serviceAccountJSON: the service account whose public half checks assertions (nil: none).
+    ///   - deviceCheckKeyPEM: the `.p8` whose public half checks DeviceCheck JWTs (nil: every JWT refused).
+    ///   - fixtures: folder of `decode_*.json` for `/control/verdict {"fixture": …}`.
+    ///   - extraArguments: more command-line options (`--devicecheck-key-id`, `--no-clock-check`, …).
+    public init(
+        serviceAccountJSON: [UInt8]?,
+        deviceCheckKeyPEM: String? = nil,
+        fixtures: String = ".",
+        extraArguments: [String] = []
+    ) throws {
         var template = Array("/tmp/attestgate-fake-google-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StartError(what: "mkdtemp") }
         folder = String(cString: made)
-        try Self.write(serviceAccountJSON, to: folder + "/service-account.json")
-        var arguments = [
-            "python3", Self.script, "--service-account", folder + "/service-account.json",
-            "--fixtures", Fixture.directory, "--port", "0",
-        ]
+        var arguments = ["python3", Self.script, "--fixtures", fixtures, "--port", "0"]
+        if let serviceAccountJSON {
+            try Self.write(serviceAccountJSON, to: folder + "/service-account.json")
+            arguments += ["--service-account", folder + "/service-account.json"]
+        }
         if let deviceCheckKeyPEM {
             try Self.write(Array(deviceCheckKeyPEM.utf8), to: folder + "/devicecheck.p8")
             arguments += ["--devicecheck-key", folder + "/devicecheck.p8"]
@@ -70,11 +81,11 @@ final class FakeGoogleProcess: Sendable {
         self.port = port
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var tokenURL: String { baseURL + "/token" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var tokenURL: String { baseURL + "/token" }
 
     /// Stops the process (by its pid) and removes the temporary files.
-    func stop() {
+    public func stop() {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
@@ -83,7 +94,7 @@ final class FakeGoogleProcess: Sendable {
     }
 
     /// POSTs a control command and expects 200.
-    func control(_ path: String, _ body: JSONValue, transport: some HTTPTransport) async throws {
+    public func control(_ path: String, _ body: JSONValue, transport: some HTTPTransport) async throws {
         let response = try await transport.send(
             HTTPRequest(
                 method: "POST",
@@ -96,7 +107,7 @@ final class FakeGoogleProcess: Sendable {
     }
 
     /// The fake's request counters.
-    func stats(transport: some HTTPTransport) async throws -> JSONValue {
+    public func stats(transport: some HTTPTransport) async throws -> JSONValue {
         try JSONValue.parse(try await transport.send(HTTPRequest(method: "GET", url: baseURL + "/control/stats")).body)
     }
 

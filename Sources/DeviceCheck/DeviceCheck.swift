@@ -1,1 +1,0 @@
-// The DeviceCheck module; see docs/architecture.md.

@@ -1,0 +1,75 @@
+package import AttestCore
+package import Crypto
+package import FoundationEssentials
+package import HTTPClient
+
+/// Validates DeviceCheck device tokens (`POST {DEVICECHECK_ENDPOINT}/v1/validate_device_token`).
+///
+/// 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
+/// `unavailable`. A token that is not base64 or is too long is `rejected` without calling Apple.
+package struct DeviceCheckClient: Sendable {
+    private let configuration: DeviceCheckConfiguration
+    private let key: P256PrivateKey
+    private let transport: any HTTPTransport
+    private let random: any RandomSource
+    private let logger: Logger
+
+    package init(
+        configuration: DeviceCheckConfiguration,
+        key: P256PrivateKey,
+        transport: any HTTPTransport,
+        random: any RandomSource,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.key = key
+        self.transport = transport
+        self.random = random
+        self.logger = logger
+    }
+
+    /// Validates `deviceToken` (`X-Device-Check-Token`) at `now`.
+    package func validate(deviceToken: String, now: Date) async -> DeviceCheckResult {
+        guard deviceToken.utf8.count <= DeviceCheckConfiguration.maxTokenCharacters,
+            let decoded = Bytes.fromBase64(deviceToken), !decoded.isEmpty
+        else { return .rejected(.tokenMalformed) }
+
+        let jwt: String
+        do {
+            jwt = try DeviceCheckJWT.make(key: key, keyID: configuration.keyID, teamID: configuration.teamID, now: now)
+        } catch {
+            logger.warning("devicecheck jwt signing failed", ["reason": .string(error.reason.slug)])
+            return .unavailable(.signingFailed)
+        }
+        var base = configuration.endpoint
+        while base.hasSuffix("/") { base.removeLast() }
+        let body = JSONValue.object([
+            "device_token": .string(deviceToken),
+            "transaction_id": .string(Bytes.hex(random.bytes(16))),
+            "timestamp": .int(Int64((now.timeIntervalSince1970 * 1000).rounded(.down))),
+        ])
+        let request = HTTPRequest(
+            method: "POST",
+            url: base + "/v1/validate_device_token",
+            headers: [HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json")],
+            body: body.serializedBytes,
+            timeout: configuration.timeout,
+            maxResponseBytes: 16 * 1024
+        )
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            return .unavailable(.serviceUnavailable)
+        }
+        switch response.status {
+        case 200: return .genuine
+        case 400: return .rejected(.tokenRejected)
+        case 401, 403:
+            logger.warning("devicecheck refused our token", ["status": .int(Int64(response.status))])
+            return .unavailable(.unauthorized)
+        case 408, 429, 500...599: return .unavailable(.serviceUnavailable)
+        default: return .rejected(.refused)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package import FoundationEssentials
+
+/// DeviceCheck as a provider of the merge: switched off unless a key is configured.
+///
+/// Switched off, or asked without a token, it abstains (`nil`): never `unavailable`. Before this rule the
+/// seed's gate counted an unconfigured DeviceCheck as "down", so sending `X-Device-Check-Token: x` passed
+/// enforce mode (DEF-6).
+package struct DeviceCheckProvider: Sendable {
+    private let client: DeviceCheckClient?
+
+    /// A provider that always abstains (no `DEVICECHECK_KEY_ID` / key configured).
+    package static let off = DeviceCheckProvider(client: nil)
+
+    package init(client: DeviceCheckClient?) { self.client = client }
+
+    /// True when a key is configured.
+    package var isConfigured: Bool { client != nil }
+
+    /// The provider's answer for the request's `X-Device-Check-Token`, or nil when it abstains.
+    package func check(token: String?, now: Date) async -> DeviceCheckResult? {
+        guard let client, let token else { return nil }
+        return await client.validate(deviceToken: token, now: now)
+    }
+}

@@ -1,0 +1,178 @@
+import AttestCore
+import Crypto
+import FoundationEssentials
+import HTTPClient
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import DeviceCheck
+
+final class ClosureTransport: HTTPTransport {
+    private let requests = Mutex<[HTTPRequest]>([])
+    private let handler: @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) { self.handler = handler }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        return try handler(request)
+    }
+
+    var sent: [HTTPRequest] { requests.withLock { $0 } }
+}
+
+@Suite struct DeviceCheckTests {
+    static let key = try! P256PrivateKey()
+    static let now = Date(timeIntervalSince1970: 1_764_500_000)
+    static let deviceToken = Bytes.base64(Array(repeating: UInt8(7), count: 600))
+
+    static func client(
+        _ transport: some HTTPTransport,
+        key: P256PrivateKey = key,
+        endpoint: String = "http://127.0.0.1:9"
+    )
+        -> DeviceCheckClient
+    {
+        DeviceCheckClient(
+            configuration: DeviceCheckConfiguration(teamID: "TEAMID1234", keyID: "KEYID56789", endpoint: endpoint),
+            key: key,
+            transport: transport,
+            random: SecureRandom(),
+            logger: Logger(sink: CapturingLogSink())
+        )
+    }
+
+    @Test func theRequestCarriesAValidES256JWTAndTheToken() async throws {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        #expect(await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now) == .genuine)
+        let request = try #require(transport.sent.first)
+        #expect(request.method == "POST" && request.url == "http://127.0.0.1:9/v1/validate_device_token")
+        let authorization = try #require(request.headers.first { $0.name == "Authorization" }?.value)
+        #expect(authorization.hasPrefix("Bearer "))
+        let parts = authorization.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
+        try #require(parts.count == 3)
+        let header = try JSONValue.parse(try #require(Bytes.fromBase64URL(parts[0])))
+        let claims = try JSONValue.parse(try #require(Bytes.fromBase64URL(parts[1])))
+        #expect(header == .object(["alg": .string("ES256"), "kid": .string("KEYID56789")]))
+        #expect(claims == .object(["iss": .string("TEAMID1234"), "iat": .int(1_764_500_000)]))
+        let raw = try #require(Bytes.fromBase64URL(parts[2]))
+        #expect(raw.count == 64)
+        let der = try ECDSASignature(rawRepresentation: raw).derRepresentation
+        #expect(Self.key.publicKey.isValidSHA256Signature(der, for: Array("\(parts[0]).\(parts[1])".utf8)))
+        let body = try JSONValue.parse(request.body)
+        #expect(body["device_token"] == .string(Self.deviceToken))
+        #expect(body["timestamp"] == .int(1_764_500_000_000))
+        #expect(body["transaction_id"]?.stringValue?.count == 32)
+    }
+
+    @Test(arguments: [
+        (200, DeviceCheckResult.genuine),
+        (400, .rejected(.tokenRejected)),
+        (401, .unavailable(.unauthorized)),
+        (403, .unavailable(.unauthorized)),
+        (429, .unavailable(.serviceUnavailable)),
+        (500, .unavailable(.serviceUnavailable)),
+        (503, .unavailable(.serviceUnavailable)),
+        (404, .rejected(.refused)),
+    ])
+    func statusMapping(_ status: Int, _ expected: DeviceCheckResult) async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: status) }
+        #expect(await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now) == expected)
+    }
+
+    @Test func transportFailureIsUnavailable() async {
+        let transport = ClosureTransport { _ in throw HTTPError(.timeout) }
+        #expect(
+            await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now)
+                == .unavailable(.serviceUnavailable)
+        )
+    }
+
+    @Test(arguments: ["x", "", "not base64!", String(repeating: "A", count: 8196)])
+    func malformedTokensAreRejectedWithoutCallingApple(_ token: String) async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        #expect(await Self.client(transport).validate(deviceToken: token, now: Self.now) == .rejected(.tokenMalformed))
+        #expect(transport.sent.isEmpty)
+    }
+
+    // MARK: Switched off abstains (DEF-6)
+
+    @Test(arguments: [nil, "x", deviceToken])
+    func unconfiguredDeviceCheckAbstainsWhateverTheHeaderSays(_ token: String?) async {
+        #expect(await DeviceCheckProvider.off.check(token: token, now: Self.now) == nil)
+        #expect(!DeviceCheckProvider.off.isConfigured)
+    }
+
+    @Test func sendingXDeviceCheckTokenXWithDeviceCheckUnconfiguredPassesNothing() async {
+        let answer = await DeviceCheckProvider.off.check(token: "x", now: Self.now)
+        let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: answer?.outcome)
+        #expect(!merged.passes)
+        #expect(merged.outcome != .unavailable)
+        #expect(merged.outcome == nil)
+    }
+
+    @Test func configuredDeviceCheckRejectsXAndAbstainsWithoutAToken() async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let provider = DeviceCheckProvider(client: Self.client(transport))
+        #expect(await provider.check(token: nil, now: Self.now) == nil)
+        let answer = await provider.check(token: "x", now: Self.now)
+        #expect(answer == .rejected(.tokenMalformed))
+        #expect(
+            ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: answer?.outcome).outcome == .rejected
+        )
+    }
+
+    @Test func deviceCheckCannotOverrideAnAppAttestRejection() async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let provider = DeviceCheckProvider(client: Self.client(transport))
+        let merged = await ProviderMerge.evaluate(
+            appAttest: { .rejected },
+            playIntegrity: { nil },
+            deviceCheck: { await provider.check(token: Self.deviceToken, now: Self.now)?.outcome }
+        )
+        #expect(merged.outcome == .rejected && merged.decidedBy == .appAttest)
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func theKeyLoadsFromASecretSource() async throws {
+        let source = StaticSecret(bytes: Array(Self.key.pemRepresentation.utf8))
+        let loaded = try await DeviceCheckJWT.loadKey(from: source)
+        #expect(loaded.publicKey == Self.key.publicKey)
+        await #expect(throws: (any Error).self) {
+            try await DeviceCheckJWT.loadKey(from: StaticSecret(bytes: Array("garbage".utf8)))
+        }
+    }
+}
+
+struct StaticSecret: SecretSource {
+    let bytes: [UInt8]
+    func readSecret() async throws(SecretSourceError) -> [UInt8] { bytes }
+}
+
+/// The real `CurlTransport` against the DeviceCheck stand-in of `local-harness/fake_google.py`, which
+/// verifies our ES256 JWT with the public half of the `.p8`.
+@Suite(.serialized) struct DeviceCheckFakeIntegrationTests {
+    @Test func validationAgainstTheFake() async throws {
+        let key = try P256PrivateKey()
+        let fake = try FakeGoogleProcess(
+            serviceAccountJSON: nil,
+            deviceCheckKeyPEM: key.pemRepresentation,
+            extraArguments: ["--devicecheck-key-id", "KEYID56789", "--devicecheck-team-id", "TEAMID1234"]
+        )
+        defer { fake.stop() }
+        let transport = CurlTransport()
+        let now = SystemClock().now()
+        let client = DeviceCheckTests.client(transport, key: key, endpoint: fake.baseURL)
+        let token = DeviceCheckTests.deviceToken
+        try await fake.control("/control/devicecheck", .object(["token": .string(token)]), transport: transport)
+        #expect(await client.validate(deviceToken: token, now: now) == .genuine)
+        #expect(await client.validate(deviceToken: Bytes.base64([1, 2, 3]), now: now) == .rejected(.tokenRejected))
+        // A JWT signed with a key Apple does not know: our side is at fault, unavailable.
+        let stranger = DeviceCheckTests.client(transport, key: try P256PrivateKey(), endpoint: fake.baseURL)
+        #expect(await stranger.validate(deviceToken: token, now: now) == .unavailable(.unauthorized))
+        try await fake.control("/control/devicecheck", .object(["status": .int(503)]), transport: transport)
+        #expect(await client.validate(deviceToken: token, now: now) == .unavailable(.serviceUnavailable))
+        #expect(try await fake.stats(transport: transport)["devicecheck_requests"]?.intValue == 4)
+    }
+}
