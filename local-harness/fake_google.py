@@ -40,6 +40,7 @@ import argparse
 import base64
 import hashlib
 import json
+import os
 import re
 import secrets
 import sys
@@ -401,6 +402,19 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, {"ok": True})
 
 
+def watch_parent():
+    """Exit as soon as the process that started us is gone (a crashed test run must not leave us holding
+    its output pipes open, or the test runner waits for EOF forever)."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def os_basename(name):
     return name.replace("\\", "/").rsplit("/", 1)[-1]
 
@@ -439,6 +453,7 @@ def main():
             config["ec_public"] = ec_public_from_pkcs8(handle.read())
     Handler.config = config
     Handler.state = State()
+    watch_parent()
     print("LISTENING %d" % port, flush=True)
     try:
         server.serve_forever()

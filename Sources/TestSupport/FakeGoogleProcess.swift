@@ -50,7 +50,9 @@ public final class FakeGoogleProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
+        // stderr to a file: an orphaned fake must never hold the test runner's output pipe open (the
+        // runner would wait for EOF forever). The fake also exits by itself when its parent dies.
+        posix_spawn_file_actions_addopen(&actions, 2, folder + "/fake_google.log", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
@@ -89,7 +91,7 @@ public final class FakeGoogleProcess: Sendable {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        for name in ["service-account.json", "devicecheck.p8"] { unlink(folder + "/" + name) }
+        for name in ["service-account.json", "devicecheck.p8", "fake_google.log"] { unlink(folder + "/" + name) }
         rmdir(folder)
     }
 
