@@ -15,7 +15,7 @@ PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
-	@echo "make setup | build | lint | format | clean"
+	@echo "make setup | build | lint | format | clean | link-check"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
 
@@ -39,6 +39,7 @@ format:
 ## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
 unit-test: setup
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
 	local-harness/with_moto.sh $(SWIFT) test --skip-build
 
 ## test-table: `attestgate table create|describe` against moto.
@@ -47,10 +48,21 @@ test-table: setup
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check test-table fuzz-smoke
+test: setup lint unit-test infra-check test-table fuzz-smoke link-check
 
 clean:
 	rm -rf .build build
+
+## run: the local stack on 127.0.0.1 (local-harness/run.py: fake upstream + Lambda harness with the
+## release bootstrap) until Ctrl-C. PORT (8080) and INSTANCES (2) can be overridden.
+PORT ?= 8080
+INSTANCES ?= 2
+run: build
+	$(PYTHON) local-harness/run.py --bootstrap .build/release/bootstrap --port $(PORT) --instances $(INSTANCES)
+
+## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only).
+link-check: build
+	scripts/link-check.sh .build/release/bootstrap
 
 ## Deployment (docs/deploy.md). checkov lives in its own venv: its pins must not move moto's/boto3's, and its
 ## hcl2 fork (bc-python-hcl2) installs the same `hcl2` module as python-hcl2.

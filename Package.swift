@@ -120,6 +120,7 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
+        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests("BootstrapTests", ["TestSupport", "HTTPClient", "AttestCore"], exclude: ["Fixtures"]),
     ]
 )

@@ -73,7 +73,7 @@ extension Configuration {
 
         let upstreamURL = reader.required("UPSTREAM_URL").flatMap { reader.url("UPSTREAM_URL", value: $0) }
         let upstreamKey = reader.secret("UPSTREAM_API_KEY")
-        if upstreamKey == nil {
+        if upstreamKey == nil && !reader.problems.contains(where: { $0.variable.hasPrefix("UPSTREAM_API_KEY") }) {
             reader.problem(.missingSetting, "UPSTREAM_API_KEY_SECRET_ARN", "set it or UPSTREAM_API_KEY_FILE")
         }
         upstream = Upstream(

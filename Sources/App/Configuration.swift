@@ -38,6 +38,11 @@ package struct Configuration: Sendable {
     package struct PaidClaim: Sendable, Hashable {
         package var claim: String
         package var value: String
+
+        package init(claim: String, value: String) {
+            self.claim = claim
+            self.value = value
+        }
     }
 
     package struct Upstream: Sendable, Hashable {
