@@ -1,4 +1,5 @@
 import AttestCore
+import Dispatch
 import Glibc
 import HTTPClient
 import TestSupport
@@ -24,7 +25,7 @@ final class LocalHarness: Sendable {
     let transport = CurlTransport()
 
     /// Starts the harness with one bootstrap instance and `environment` for it.
-    init(environment: [String: String], deadlineMs: Int = 3000, instances: Int = 1) throws {
+    init(environment: [String: String], deadlineMs: Int = 3000, instances: Int = 1) async throws {
         let bootstrap = Self.bootstrapPath
         try #require(access(bootstrap, X_OK) == 0, "no bootstrap at \(bootstrap): run `swift build` first")
         var arguments = [
@@ -34,7 +35,12 @@ final class LocalHarness: Sendable {
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(key)=\(value)"] }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         process = try ChildProcess(arguments, environment: ["PATH": path, "LANG": "C.UTF-8"])
-        let line = try #require(process.readLine(), "the harness did not start")
+        // Reading blocks until Python is up: do it off the cooperative pool.
+        let process = self.process
+        let first = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "harness-ready").async { continuation.resume(returning: process.readLine()) }
+        }
+        let line = try #require(first, "the harness did not start")
         let ready = try JSONValue.parse(Array(line.utf8))
         http = try #require(ready["http"]?.stringValue)
         control = try #require(ready["control"]?.stringValue)
