@@ -51,18 +51,12 @@ import Testing
 
         /// Registers `token` as a genuine standard verdict issued at `now`, bound to the expected hash.
         func registerGenuine(_ token: String, now: Date) async throws {
-            let payload = try Fixture.json("decode_standard_pass_minimal.json")
-                .setting(
-                    ["tokenPayloadExternal", "requestDetails", "requestHash"],
-                    to: .string(FakeGoogleIntegrationTests.expectedHash)
-                )
-                .setting(
-                    ["tokenPayloadExternal", "requestDetails", "timestampMillis"],
-                    to: .string(String(Int64(now.timeIntervalSince1970 * 1000)))
-                )
-            try await fake.control(
-                "/control/verdict",
-                .object(["token": .string(token), "payload": payload]),
+            try await fake.registerGenuinePlayVerdict(
+                token: token,
+                packageName: Fixture.packageName,
+                requestHash: FakeGoogleIntegrationTests.expectedHash,
+                certificateDigest: Fixture.digest,
+                timestampMillis: Int64(now.timeIntervalSince1970 * 1000),
                 transport: transport
             )
         }
@@ -142,7 +136,7 @@ import Testing
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
-        try await rig.fake.control("/control/token", .object(["status": .int(401)]), transport: rig.transport)
+        try await rig.fake.setTokenEndpointStatus(401, transport: rig.transport)
         #expect(await rig.verify("t", now: now) == .unavailable(.credentialsUnavailable))
         #expect(await rig.verify("t", now: now.addingTimeInterval(30)) == .unavailable(.credentialsUnavailable))
         #expect(rig.budget.used(Self.deviceID) == 0)
@@ -150,7 +144,7 @@ import Testing
         #expect(try await rig.stat("token_requests") == 1)
         #expect(try await rig.stat("decode_requests") == 0)
         // The key is back (rotated): after the minute the secret is read again and the check passes.
-        try await rig.fake.control("/control/token", .object(["status": .int(200)]), transport: rig.transport)
+        try await rig.fake.setTokenEndpointStatus(200, transport: rig.transport)
         #expect(await rig.verify("t", now: now.addingTimeInterval(61)) == .genuine)
         #expect(rig.secret.reads == 2)
     }
