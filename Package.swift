@@ -85,7 +85,7 @@ let package = Package(
         // make bench: verification throughput next to openssl speed (issue 11 extends it).
         .executableTarget(
             name: "AppAttestBench",
-            dependencies: ["AppAttest", "SimulatedDevice", "Crypto"],
+            dependencies: ["AppAttest", "SimulatedDevice", "Crypto", "CBOR"],
             swiftSettings: strictSettings
         ),
 

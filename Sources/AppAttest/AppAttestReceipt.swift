@@ -45,11 +45,22 @@ package struct AppAttestReceipt: Sendable, Hashable {
                 detail: error.description
             )
         }
-        do { try signed.verifyChain(to: root, at: now) } catch {
-            throw AppAttestError(
-                error.reason == .certificateExpired ? .receiptExpired : .receiptUntrusted,
-                detail: error.description
-            )
+        // Apple's receipt signer is long-lived, so a verified signer chain is remembered by the hash of
+        // its DER; every window is still checked at `now`.
+        let chain = [signed.signer] + signed.otherCertificates
+        let key = IntermediateCache.key(chain.map(\.derRepresentation), root: root)
+        if chainCache?.certificate(key) != nil {
+            for certificate in chain + [root] where !certificate.isValid(at: now) {
+                throw AppAttestError(.receiptExpired, detail: certificate.subject)
+            }
+        } else {
+            do { try signed.verifyChain(to: root, at: now) } catch {
+                throw AppAttestError(
+                    error.reason == .certificateExpired ? .receiptExpired : .receiptUntrusted,
+                    detail: error.description
+                )
+            }
+            chainCache?.insert(key, signed.signer)
         }
         try self.init(bytes: bytes, content: signed.content)
     }

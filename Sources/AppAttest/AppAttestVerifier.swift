@@ -80,7 +80,8 @@ package struct AppAttestVerifier: Sendable {
             appIds: appIds,
             publicKey: publicKey,
             clientDataHash: clientDataHash,
-            environment: environment
+            environment: environment,
+            credentialCertificate: evidence.leaf
         ) {
             throw AppAttestError(reason, detail: detail)
         }

@@ -1,7 +1,7 @@
 // `make bench`: App Attest verification throughput on one core (one thread), next to OpenSSL's own
 // ECDSA verify rates measured by `openssl speed` on the same machine (passed in by the Makefile).
 //
-// usage: AppAttestBench [--seconds S] [--openssl-p256 VERIFY_PER_S] [--openssl-p384 VERIFY_PER_S]
+// usage: AppAttestBench [--seconds S] [--openssl-p256 VERIFY_PER_S] [--openssl-p384 VERIFY_PER_S] [--breakdown]
 internal import AppAttest
 internal import Crypto
 internal import FoundationEssentials
@@ -11,8 +11,12 @@ internal import SimulatedDevice
 var options: [String: Double] = [:]
 var index = 1
 while index + 1 < CommandLine.arguments.count {
-    options[CommandLine.arguments[index]] = Double(CommandLine.arguments[index + 1])
-    index += 2
+    if let value = Double(CommandLine.arguments[index + 1]) {
+        options[CommandLine.arguments[index]] = value
+        index += 2
+    } else {
+        index += 1
+    }
 }
 let seconds = options["--seconds"] ?? 3
 
@@ -93,3 +97,8 @@ func line(_ name: String, _ value: Double, against reference: Double?, _ referen
 }
 print(line("attestations", attestationRate, against: options["--openssl-p384"], "ecdsap384"))
 print(line("assertions  ", assertionRate, against: options["--openssl-p256"], "ecdsap256"))
+
+if CommandLine.arguments.contains("--breakdown") {
+    print("per stage (one attestation):")
+    try Breakdown.run(attestation: attestations[0].bytes, root: authority.root, now: now, rate: rate)
+}

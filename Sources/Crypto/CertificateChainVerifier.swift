@@ -37,8 +37,10 @@ package struct CertificateChainVerifier: Sendable {
 
     /// Verifies `leaf` against an intermediate that an earlier full `verify` already accepted.
     ///
-    /// Only the leaf's signature and extensions are checked by OpenSSL (one signature verification);
-    /// the intermediate and root windows are still checked at `now`. Never pass an unverified
+    /// What `X509_verify_cert` would check for a two-certificate chain whose issuer is already trusted,
+    /// without rebuilding the store: the issuer relation (names, key identifiers, keyCertSign), no
+    /// unhandled critical or malformed extension on the leaf, and one signature verification. The
+    /// leaf, intermediate and root windows are still checked at `now`. Never pass an unverified
     /// intermediate here: it is used as a trust anchor.
     /// - Throws: as `verify`.
     package func verify(leaf: Certificate, verifiedIntermediate: Certificate, at now: Date) throws(CryptoError) {

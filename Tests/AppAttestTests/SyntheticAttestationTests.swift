@@ -1,4 +1,5 @@
 import AttestCore
+import CBOR
 import Crypto
 import FoundationEssentials
 import SimulatedDevice
@@ -331,5 +332,34 @@ import Testing
             clientDataHash: clientDataHash,
             now: Self.now
         )
+    }
+}
+
+/// The receipt chain cache skips only the signature checks: windows are still checked at `now`.
+@Suite struct ReceiptChainCacheTests {
+    @Test func cachedReceiptChainsStillExpire() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let authority = try SimulatedAppleCA(now: now)
+        let device = SimulatedDevice(
+            teamId: "ABCDE12345",
+            bundleId: "com.example.gate",
+            environment: .production,
+            authority: authority
+        )
+        let key = try SimulatedAppAttestKey()
+        let attestation = try device.attest(key, clientDataHash: [1], now: now)
+        let receiptBytes = try #require(CBORDecoder().decode(attestation)["attStmt"]?["receipt"]?.bytesValue)
+        let cache = IntermediateCache()
+        _ = try AppAttestReceipt(verifying: receiptBytes, root: authority.root, at: now, chainCache: cache)
+        _ = try AppAttestReceipt(verifying: receiptBytes, root: authority.root, at: now, chainCache: cache)
+        let later = authority.root.notAfter.addingTimeInterval(1)
+        #expect(throws: AppAttestError(.receiptExpired)) {
+            try AppAttestReceipt(verifying: receiptBytes, root: authority.root, at: later, chainCache: cache)
+        }
+        // Another root: the cache entry is keyed by the root too, so the chain is verified and refused.
+        let other = try SimulatedAppleCA(now: now)
+        #expect(throws: AppAttestError(.receiptUntrusted)) {
+            try AppAttestReceipt(verifying: receiptBytes, root: other.root, at: now, chainCache: cache)
+        }
     }
 }

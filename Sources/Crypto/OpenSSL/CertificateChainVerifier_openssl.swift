@@ -55,4 +55,22 @@ extension CertificateChainVerifier {
             return Int(cshim_sk_X509_num(X509_STORE_CTX_get0_chain(context)))
         }
     }
+
+    /// One link: `issuer` issued `leaf` and signed it; the leaf has no extension OpenSSL cannot handle.
+    func verifyIssued(leaf: Certificate, by issuer: Certificate) throws(CryptoError) {
+        ERR_clear_error()
+        defer { ERR_clear_error() }
+        let flags = X509_get_extension_flags(leaf.owner.pointer)
+        guard flags & UInt32(EXFLAG_INVALID | EXFLAG_CRITICAL) == 0 else {
+            throw CryptoError(.chainUntrusted, detail: "leaf has malformed or unhandled critical extensions")
+        }
+        let issued = X509_check_issued(issuer.owner.pointer, leaf.owner.pointer)
+        guard issued == X509_V_OK else {
+            throw CryptoError(.chainUntrusted, detail: String(cString: X509_verify_cert_error_string(Int(issued))))
+        }
+        // get0: the key belongs to the issuer certificate.
+        guard let key = X509_get0_pubkey(issuer.owner.pointer), X509_verify(leaf.owner.pointer, key) == 1 else {
+            throw CryptoError(.chainUntrusted, detail: "leaf signature does not verify under the cached intermediate")
+        }
+    }
 }
