@@ -63,7 +63,10 @@ let package = Package(
             ["AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]
         ),
         module("LambdaRuntime", ["HTTPClient", "AttestCore"]),
-        module("App", ["Gate", "LambdaRuntime", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]),
+        module(
+            "App",
+            ["Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "HTTPClient", "Crypto", "AttestCore"]
+        ),
         .executableTarget(
             name: "bootstrap",
             dependencies: ["App", "LambdaRuntime", "HTTPClient", "AttestCore"],

@@ -24,7 +24,7 @@ package enum Application {
         environment: Environment,
         transport: any HTTPTransport,
         clock: any WallClock
-    ) throws -> (Handler, Configuration) {
+    ) async throws -> (Handler, Configuration) {
         let configuration = try Configuration(environment: environment)
         if environment["_HANDLER"] == "diagnostics" {
             guard configuration.environment == .development else {
@@ -35,7 +35,12 @@ package enum Application {
             }
             return (.diagnostics(DiagnosticsHandler()), configuration)
         }
-        let key = try SecretReader.read(configuration.upstream.apiKey, name: "UPSTREAM_API_KEY")
+        let key = try await SecretReader.read(
+            configuration.upstream.apiKey,
+            name: "UPSTREAM_API_KEY",
+            configuration: configuration,
+            transport: transport
+        )
         let upstream = HTTPUpstream(
             baseURL: configuration.upstream.baseURL,
             authHeader: configuration.upstream.authHeader,

@@ -184,7 +184,7 @@ struct SettingsReader {
     }
 
     /// `NAME_SECRET_ARN` or `NAME_FILE`, never both.
-    mutating func secret(_ name: String) -> SecretSource? {
+    mutating func secret(_ name: String) -> SecretLocation? {
         let arn = env[name + "_SECRET_ARN"]
         let file = env[name + "_FILE"]
         switch (arn, file) {

@@ -5,7 +5,7 @@ package import Gate
 ///
 /// `init(environment:)` validates everything and throws one `ConfigurationError` listing every
 /// problem (missing settings, bad values, contradictions such as development App Attest keys in
-/// production). Secrets are only located here (`SecretSource`); reading them is left to their users.
+/// production). Secrets are only located here (`SecretLocation`); reading them is left to their users.
 package struct Configuration: Sendable {
     /// `ATTESTGATE_ENV` and `APP_ATTEST_ENVIRONMENT`.
     package enum Deployment: String, Sendable, Hashable {
@@ -26,12 +26,12 @@ package struct Configuration: Sendable {
     package struct PlayIntegritySettings: Sendable, Hashable {
         package var packageName: String
         package var certificateSHA256: [String]
-        package var serviceAccount: SecretSource
+        package var serviceAccount: SecretLocation
     }
 
     package struct DeviceCheckSettings: Sendable, Hashable {
         package var keyID: String
-        package var privateKey: SecretSource
+        package var privateKey: SecretLocation
     }
 
     /// `PAID_CLAIM=claim=value`.
@@ -47,7 +47,7 @@ package struct Configuration: Sendable {
 
     package struct Upstream: Sendable, Hashable {
         package var baseURL: String
-        package var apiKey: SecretSource
+        package var apiKey: SecretLocation
         /// The header carrying the key; `Authorization` sends `Bearer <key>`.
         package var authHeader: String
     }

@@ -5,10 +5,8 @@ package struct StartupError: Error, Hashable, CustomStringConvertible {
         private init(_ slug: String) { self.slug = slug }
         package var description: String { slug }
 
-        /// A `*_FILE` secret is missing, unreadable, empty or too large.
+        /// A secret (file or Secrets Manager) is missing, unreadable, empty or too large.
         package static let secretUnreadable = Reason("startup.secret_unreadable")
-        /// A `*_SECRET_ARN` secret: Secrets Manager is not wired into this build yet.
-        package static let secretsManagerUnsupported = Reason("startup.secrets_manager_unsupported")
         /// `_HANDLER=diagnostics` outside development.
         package static let diagnosticsInProduction = Reason("startup.diagnostics_in_production")
     }

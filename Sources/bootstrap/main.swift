@@ -21,7 +21,7 @@ let client = CurlRuntimeAPIClient(endpoint: runtimeAPI, transport: transport)
 let handler: Application.Handler
 let logger: Logger
 do {
-    let (built, configuration) = try Application.makeHandler(
+    let (built, configuration) = try await Application.makeHandler(
         environment: environment,
         transport: transport,
         clock: SystemClock()
