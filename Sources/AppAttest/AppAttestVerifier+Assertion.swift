@@ -49,11 +49,7 @@ extension AppAttestVerifier {
         clientDataHash: [UInt8],
         storedCounter: UInt32
     ) throws(AppAttestError) -> UInt32 {
-        let key: ECPublicKey
-        do { key = try ECPublicKey(derOrX962: publicKeyBytes) } catch {
-            throw AppAttestError(.keyUnsupported, detail: error.description)
-        }
-        guard key.curve == .p256 else { throw AppAttestError(.keyUnsupported, detail: "stored key is not P-256") }
+        let key = try storedKeys.key(for: publicKeyBytes)
         return try verifyAssertion(
             publicKey: key,
             assertion: assertion,

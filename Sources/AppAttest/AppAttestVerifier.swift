@@ -11,6 +11,7 @@ package struct AppAttestVerifier: Sendable {
     package let trust: AppAttestTrust
     let cache: IntermediateCache
     let receiptCache: IntermediateCache
+    let storedKeys: StoredKeyCache
 
     /// - Parameters:
     ///   - teamId: the Apple Developer Team ID.
@@ -29,6 +30,7 @@ package struct AppAttestVerifier: Sendable {
         self.trust = trust
         self.cache = cache
         self.receiptCache = IntermediateCache()
+        self.storedKeys = StoredKeyCache()
     }
 
     /// Verifies an attestation object following Apple's steps 1-9 in order, then its receipt.

@@ -86,6 +86,14 @@ let assertionRate = try rate { i in
         storedCounter: 0
     )
 }
+let storedKeyRate = try rate { i in
+    _ = try verifier.verifyAssertion(
+        publicKeyBytes: publicKey.derRepresentation,
+        assertion: assertions[i % assertions.count],
+        clientDataHash: clientDataHash,
+        storedCounter: 0
+    )
+}
 
 func line(_ name: String, _ value: Double, against reference: Double?, _ referenceName: String) -> String {
     var text = "\(name): \(Int(value.rounded()))/s"
@@ -97,6 +105,7 @@ func line(_ name: String, _ value: Double, against reference: Double?, _ referen
 }
 print(line("attestations", attestationRate, against: options["--openssl-p384"], "ecdsap384"))
 print(line("assertions  ", assertionRate, against: options["--openssl-p256"], "ecdsap256"))
+print(line("assertions (stored DER key)", storedKeyRate, against: options["--openssl-p256"], "ecdsap256"))
 
 if CommandLine.arguments.contains("--breakdown") {
     print("per stage (one attestation):")
