@@ -22,6 +22,10 @@ CURLcode cshim_curl_setopt_header_cb(CURL *handle, cshim_curl_data_cb callback) 
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
 
+CURLcode cshim_curl_setopt_xferinfo_cb(CURL *handle, cshim_curl_xferinfo_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
 CURLcode cshim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -6,6 +6,9 @@ extension HTTPError {
     static func from(_ code: CURLcode, transfer: CurlTransfer, message: String) -> HTTPError {
         let text = String(cString: curl_easy_strerror(code))
         let detail = message.isEmpty ? text : "\(text): \(message)"
+        if code == CURLE_ABORTED_BY_CALLBACK && transfer.cancellation.isCancelled {
+            return HTTPError(.cancelled, detail: detail)
+        }
         if transfer.bodyTooLarge || transfer.headersTooLarge || code == CURLE_FILESIZE_EXCEEDED {
             return HTTPError(.responseTooLarge, detail: detail)
         }

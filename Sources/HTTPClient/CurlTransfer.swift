@@ -1,5 +1,13 @@
 internal import CCurl
 internal import CShims
+internal import Synchronization
+
+/// Set from any thread when the calling task is cancelled; read by the progress callback.
+final class CancellationFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func cancel() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isCancelled: Bool { value.load(ordering: .sequentiallyConsistent) }
+}
 
 /// What one transfer collects while libcurl runs it; reached from the C callbacks through `userdata`.
 ///
@@ -9,15 +17,17 @@ final class CurlTransfer {
     let maxBodyBytes: Int
     /// Response header bytes are bounded too, so a server cannot grow memory through headers.
     let maxHeaderBytes: Int
+    let cancellation: CancellationFlag
     var body: [UInt8] = []
     var headerLines: [String] = []
     var headerBytes = 0
     var bodyTooLarge = false
     var headersTooLarge = false
 
-    init(maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024) {
+    init(maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024, cancellation: CancellationFlag = CancellationFlag()) {
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
+        self.cancellation = cancellation
     }
 
     /// Response headers of the final response (interim `100 Continue` blocks are discarded).
@@ -44,6 +54,14 @@ final class CurlTransfer {
             transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
         }
         return length
+    }
+
+    /// `CURLOPT_XFERINFOFUNCTION`: libcurl calls it at least once a second, idle or not; a non-zero
+    /// return aborts the transfer (`CURLE_ABORTED_BY_CALLBACK`) once the calling task is cancelled.
+    static let progressCallback: cshim_curl_xferinfo_cb = { userdata, _, _, _, _ in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        return transfer.cancellation.isCancelled ? 1 : 0
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one call per header line, status lines included.

@@ -12,6 +12,8 @@ internal import Dispatch
 /// - Every handle: `CURLOPT_NOSIGNAL`, redirects off, protocols restricted to https (http only to
 ///   loopback), the system CA bundle, connect and total timeouts from the request, and the response
 ///   size cap enforced in the write callback.
+/// - Cancelling the calling task aborts the transfer within about a second (libcurl's progress
+///   callback) and throws `http.cancelled`, so a request abandoned at a deadline frees its handle.
 public struct CurlTransport: HTTPTransport {
     private let pool: CurlHandlePool
     private let caBundlePath: String?
@@ -33,17 +35,29 @@ public struct CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
+        if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
         let handle = pool.take()
         defer { pool.giveBack(handle) }
         let caBundlePath = self.caBundlePath
-        return try await withCheckedThrowingContinuation { continuation in
-            handle.queue.async {
-                continuation.resume(
-                    with: Result { () throws(HTTPError) -> HTTPResponse in
-                        try Self.perform(request, target: target, caBundlePath: caBundlePath, on: handle)
-                    }
-                )
+        let cancellation = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                handle.queue.async {
+                    continuation.resume(
+                        with: Result { () throws(HTTPError) -> HTTPResponse in
+                            try Self.perform(
+                                request,
+                                target: target,
+                                caBundlePath: caBundlePath,
+                                cancellation: cancellation,
+                                on: handle
+                            )
+                        }
+                    )
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -52,10 +66,11 @@ public struct CurlTransport: HTTPTransport {
         _ request: HTTPRequest,
         target: URLPolicy.Target,
         caBundlePath: String?,
+        cancellation: CancellationFlag,
         on handle: CurlEasyHandle
     ) throws(HTTPError) -> HTTPResponse {
         let curl = handle.raw
-        let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes)
+        let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes, cancellation: cancellation)
         let headerList = CurlStringList(headerLines(for: request))
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
@@ -71,9 +86,12 @@ public struct CurlTransport: HTTPTransport {
         check(cshim_curl_setopt_ptr(curl, CURLOPT_HTTPHEADER, headerList.raw))
         check(cshim_curl_setopt_write_cb(curl, CurlTransfer.writeCallback))
         check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
+        check(cshim_curl_setopt_xferinfo_cb(curl, CurlTransfer.progressCallback))
+        set(curl, CURLOPT_NOPROGRESS, 0)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
         check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_XFERINFODATA, context))
 
         let (code, message) = errorBuffer.withUnsafeMutableBufferPointer { buffer in
             check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress))

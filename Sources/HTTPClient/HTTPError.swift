@@ -16,6 +16,8 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible {
         public static let invalidURL = Reason("http.invalid_url")
         public static let protocolRefused = Reason("http.protocol_refused")
         public static let invalidHeader = Reason("http.invalid_header")
+        /// The calling task was cancelled; the transfer was aborted.
+        public static let cancelled = Reason("http.cancelled")
         public static let failed = Reason("http.failed")
     }
 

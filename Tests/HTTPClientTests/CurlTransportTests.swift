@@ -171,3 +171,35 @@ import Testing
         #expect(server.connectionCount == 1)
     }
 }
+
+@Suite struct CurlTransportCancellationTests {
+    @Test func cancellingTheTaskAbortsAHangingTransfer() async throws {
+        let server = try LoopbackHTTPServer { _ in .hang(seconds: 60) }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let task = Task {
+            try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: .seconds(60)))
+        }
+        // Wait until the request is on the wire, then cancel: libcurl's progress callback notices
+        // within about a second, long before the 60 s timeout.
+        for _ in 0..<100 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!server.requests.isEmpty)
+        let clock = ContinuousClock()
+        let start = clock.now
+        task.cancel()
+        await #expect(throws: HTTPError(.cancelled)) { _ = try await task.value }
+        #expect(clock.now - start < .seconds(20))
+    }
+
+    @Test func aCancelledTaskDoesNotStartARequest() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        }
+        await #expect(throws: HTTPError(.cancelled)) { _ = try await task.value }
+        #expect(server.requests.isEmpty)
+    }
+}
