@@ -18,7 +18,8 @@ package enum Application {
         }
     }
 
-    /// Reads the configuration once and builds the handler `_HANDLER` names.
+    /// Reads the configuration once and builds the handler `_HANDLER` names: the stores, verifiers and
+    /// layers, with every secret read now (cold start), never per request.
     /// - Throws: `ConfigurationError` or `StartupError`; `bootstrap` posts it to `/runtime/init/error`.
     package static func makeHandler(
         environment: Environment,
@@ -35,22 +36,25 @@ package enum Application {
             }
             return (.diagnostics(DiagnosticsHandler()), configuration)
         }
-        let key = try await SecretReader.read(
-            configuration.upstream.apiKey,
-            name: "UPSTREAM_API_KEY",
+        let logger = Logger(level: configuration.logLevel)
+        let gate = try await makeGate(
             configuration: configuration,
-            transport: transport
+            environment: environment,
+            transport: transport,
+            clock: clock,
+            logger: logger
         )
-        let upstream = HTTPUpstream(
-            baseURL: configuration.upstream.baseURL,
-            authHeader: configuration.upstream.authHeader,
-            key: String(decoding: key, as: UTF8.self),
-            transport: transport
-        )
+        var endpoints: [(String, GateEndpointHandler)] = [
+            ("/v1/attest/challenge", GateEndpointHandler(endpoint: .challenge(gate.challenges), clock: clock))
+        ]
+        if let registration = gate.keyRegistration {
+            endpoints.append(("/v1/attest/keys", GateEndpointHandler(endpoint: .keys(registration), clock: clock)))
+        }
         let handler = try apiHandler(
             configuration: configuration,
-            pipeline: UpstreamOnlyPipeline(upstream: upstream),
-            clock: clock
+            pipeline: gate.meteredCall,
+            clock: clock,
+            endpoints: endpoints
         )
         return (.api(handler), configuration)
     }
@@ -59,9 +63,11 @@ package enum Application {
     package static func apiHandler(
         configuration: Configuration,
         pipeline: any MeteredPipeline,
-        clock: any WallClock
+        clock: any WallClock,
+        endpoints: [(String, any APIRouteHandler)] = []
     ) throws -> APIGatewayLambdaHandler {
         var router = Router<any APIRouteHandler>()
+        for (path, handler) in endpoints { try router.add("POST", path, handler) }
         for route in configuration.routes {
             let handler = MeteredRouteHandler(
                 route: route,

@@ -1,11 +1,43 @@
+import AWSJSON
 import AttestCore
+import Crypto
+import Dispatch
+import DynamoDB
 import FoundationEssentials
+import Glibc
 import HTTPClient
 import TestSupport
 import Testing
 
-/// The real `bootstrap` process against the local Runtime API (local-harness/lambda_harness.py).
-@Suite(.serialized) struct BootstrapTests {
+let bootstrapDynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
+
+/// The real `bootstrap` process against the local Runtime API (local-harness/lambda_harness.py), with
+/// its table on the moto server `make test` starts.
+@Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct BootstrapTests {
+    static let dynamoDBEndpoint = bootstrapDynamoDBEndpoint
+    static let table = "attestgate-bootstrap-test"
+
+    /// Creates the table once for the suite (`create` is idempotent in our client's callers' eyes:
+    /// an existing table is fine).
+    static let tableReady: Void = {
+        let semaphore = DispatchSemaphore(value: 0)
+        Task {
+            let environment = try AWSEnvironment([
+                "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+                "DYNAMODB_ENDPOINT": dynamoDBEndpoint ?? "",
+            ])
+            let client = DynamoDBClient(
+                configuration: DynamoDBClient.configuration(environment),
+                transport: CurlTransport(),
+                random: SecureRandom()
+            )
+            _ = try? await client.createTable(Table(name: table), deadline: .after(.seconds(10)))
+            semaphore.signal()
+        }
+        semaphore.wait()
+    }()
+
     static let deviceID = "7d444840-9dc0-11d1-b245-5ffdce74fad2"
     static let key = "test-upstream-key-0123"
 
@@ -22,8 +54,11 @@ import Testing
     }
 
     static func environment(_ upstream: Upstream, _ extra: [String: String] = [:]) -> [String: String] {
+        _ = tableReady
         var env = [
-            "ATTESTGATE_ENV": "development", "TABLE_NAME": "attestgate-test", "AWS_REGION": "us-east-1",
+            "ATTESTGATE_ENV": "development", "TABLE_NAME": table, "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
             "GATE_MODE": "off", "UPSTREAM_URL": upstream.server.baseURL, "UPSTREAM_API_KEY_FILE": upstream.keyFile,
             "LOG_LEVEL": "debug",
         ]

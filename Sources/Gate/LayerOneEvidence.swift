@@ -1,0 +1,249 @@
+package import AppAttest
+package import AttestCore
+internal import Crypto
+package import FoundationEssentials
+package import PlayIntegrity
+
+/// A non-binding fallback check (DeviceCheck): it proves a genuine Apple device made the token, but
+/// cannot tie it to the device ID, so it is consulted only when no binding provider could answer.
+package protocol FallbackDeviceCheck: Sendable {
+    /// - Returns: the outcome and a reason slug for logs (nil when genuine).
+    func check(token: String, now: Date) async -> (AttestationOutcome, String?)
+}
+
+/// Layer 1 on a metered call: spend the challenge, verify the App Attest assertion or the Play
+/// Integrity token against the request, fall back to DeviceCheck, merge (seeds/000 section 8).
+///
+/// The challenge is spent before any cryptography, so a stolen proof cannot be ground against one live
+/// challenge. Nothing in the request can produce `unavailable`: only our stores and the providers'
+/// outages can.
+package struct LayerOneEvidence: EvidenceSource {
+    let challenges: any ChallengeStore
+    let keys: any AppAttestKeyStore
+    let appAttest: AppAttestVerifier?
+    let play: PlayIntegrityVerifier?
+    let deviceCheck: (any FallbackDeviceCheck)?
+    let logger: Logger
+
+    package init(
+        challenges: any ChallengeStore,
+        keys: any AppAttestKeyStore,
+        appAttest: AppAttestVerifier?,
+        play: PlayIntegrityVerifier?,
+        deviceCheck: (any FallbackDeviceCheck)?,
+        logger: Logger
+    ) {
+        self.challenges = challenges
+        self.keys = keys
+        self.appAttest = appAttest
+        self.play = play
+        self.deviceCheck = deviceCheck
+        self.logger = logger
+    }
+
+    /// The proof headers of design.md section 2.
+    enum Header {
+        static let challenge = "x-attest-challenge"
+        static let keyID = "x-app-attest-key-id"
+        static let assertion = "x-app-attest-assertion"
+        static let playToken = "x-play-integrity-token"
+        static let deviceCheck = "x-device-check-token"
+        static let clientData = "x-attest-client-data"
+    }
+
+    /// Proof headers are short; anything longer is refused before it is decoded.
+    static let maxAssertionHeader = 8 * 1024
+
+    package func evaluate(
+        request: MeteredRequest,
+        deviceID: String,
+        route: MeteredRoute,
+        now: Date
+    ) async -> EvidenceReport {
+        let appleAsked =
+            appAttest != nil && request.header(Header.keyID) != nil && request.header(Header.assertion) != nil
+        let playAsked = !appleAsked && play != nil && request.header(Header.playToken) != nil
+        guard appleAsked || playAsked else {
+            return EvidenceReport(evidence: await fallback(request, binding: false, now: now))
+        }
+        let proof: GateEvidence.ProofKind = appleAsked ? .appAttest : .playIntegrity
+
+        // One challenge per call, spent before anything is verified; the key is read at the same time.
+        guard let challengeText = request.header(Header.challenge), let challenge = Bytes.fromBase64(challengeText),
+            challenge.count == challengeByteCount
+        else { return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.malformed")) }
+        async let spentResult = Result(catching: {
+            try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now)
+        })
+        async let keyResult = Result(catching: { appleAsked ? try await keys.lookup(deviceID: deviceID) : (nil, nil) })
+        let (spent, lookup) = await (spentResult, keyResult)
+
+        switch spent {
+        case .failure(let error):
+            return EvidenceReport(evidence: .unavailable(proof: proof, reason: MeteredCall.slug(error)))
+        case .success(false):
+            return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.unspendable"))
+        case .success(true):
+            break
+        }
+
+        // What the proof must cover: the client-data document (request binding) or the challenge alone.
+        let binding: Binding
+        switch route.binding {
+        case .request:
+            guard let header = request.header(Header.clientData), let clientData = ClientData(header: header) else {
+                return EvidenceReport(
+                    evidence: .rejected(proof: proof, reason: "binding.client_data_malformed"),
+                    spentChallenge: true
+                )
+            }
+            if let mismatch = clientData.mismatch(
+                challengeHeader: challengeText,
+                method: request.method,
+                rawPath: request.rawPath,
+                body: request.body
+            ) {
+                return EvidenceReport(evidence: .rejected(proof: proof, reason: mismatch), spentChallenge: true)
+            }
+            binding = Binding(
+                clientDataHash: clientData.appAttestClientDataHash,
+                requestHash: clientData.playRequestHash
+            )
+        case .challenge:
+            binding = Binding(
+                clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
+                requestHash: BindingMode.challengeRequestHash(deviceID: deviceID, challengeBase64: challengeText)
+            )
+        }
+
+        if appleAsked {
+            var evidence: GateEvidence
+            var firstSeen: String?
+            switch lookup {
+            case .failure(let error):
+                evidence = .unavailable(proof: proof, reason: MeteredCall.slug(error))
+            case .success(let (key, seen)):
+                firstSeen = seen
+                evidence = await verifyAssertion(
+                    request,
+                    deviceID: deviceID,
+                    key: key,
+                    clientDataHash: binding.clientDataHash
+                )
+            }
+            // App Attest could not answer (our store failed): DeviceCheck may decide, as the merge allows.
+            if case .unavailable = evidence {
+                switch await fallback(request, binding: true, now: now) {
+                case .genuine(let kind): evidence = .genuine(proof: kind)
+                case .rejected(let kind, let reason): evidence = .rejected(proof: kind, reason: reason)
+                case .unavailable, .absent: break
+                }
+            }
+            return EvidenceReport(evidence: evidence, spentChallenge: true, firstSeen: firstSeen)
+        }
+        let evidence = await verifyPlay(
+            request,
+            deviceID: deviceID,
+            route: route,
+            requestHash: binding.requestHash,
+            now: now
+        )
+        return EvidenceReport(evidence: evidence, spentChallenge: true)
+    }
+
+    struct Binding {
+        let clientDataHash: [UInt8]
+        let requestHash: String
+    }
+
+    private func verifyAssertion(
+        _ request: MeteredRequest,
+        deviceID: String,
+        key: StoredAppAttestKey?,
+        clientDataHash: [UInt8]
+    ) async -> GateEvidence {
+        guard let verifier = appAttest, let key else {
+            return .rejected(proof: .appAttest, reason: "appattest.no_registered_key")
+        }
+        guard let keyID = request.header(Header.keyID).flatMap({ Bytes.fromBase64($0) }),
+            ConstantTime.equal(keyID, key.keyId)
+        else {
+            return .rejected(proof: .appAttest, reason: "appattest.key_not_registered")
+        }
+        guard let header = request.header(Header.assertion), header.utf8.count <= Self.maxAssertionHeader,
+            let assertion = Bytes.fromBase64(header)
+        else { return .rejected(proof: .appAttest, reason: "appattest.assertion_malformed") }
+        let counter: UInt32
+        do {
+            let publicKey = try ECPublicKey(derOrX962: key.publicKey)
+            counter = try verifier.verifyAssertion(
+                publicKey: publicKey,
+                assertion: assertion,
+                clientDataHash: clientDataHash,
+                storedCounter: key.counter
+            )
+        } catch let error as AppAttestError {
+            return .rejected(proof: .appAttest, reason: error.reason.slug)
+        } catch {
+            return .rejected(proof: .appAttest, reason: "appattest.stored_key_unusable")
+        }
+        // The comparison lives in the write's condition: two Lambdas with the same assertion cannot both pass.
+        do {
+            guard try await keys.advanceCounter(deviceID: deviceID, keyId: key.keyId, to: counter) else {
+                return .rejected(proof: .appAttest, reason: "appattest.counter_not_advanced")
+            }
+        } catch {
+            return .unavailable(proof: .appAttest, reason: MeteredCall.slug(error))
+        }
+        return .genuine(proof: .appAttest)
+    }
+
+    private func verifyPlay(
+        _ request: MeteredRequest,
+        deviceID: String,
+        route: MeteredRoute,
+        requestHash: String,
+        now: Date
+    ) async -> GateEvidence {
+        guard let play, let token = request.header(Header.playToken) else {
+            return .rejected(proof: .playIntegrity, reason: "play.not_configured")
+        }
+        let result = await play.verify(
+            token: token,
+            deviceID: deviceID,
+            expectedRequestHash: requestHash,
+            deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
+            now: now
+        )
+        // seeds/000 section 8: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is
+        // reachable by a caller (junk tokens, Google's quota) and so becomes REJECTED.
+        let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: result.outcome, deviceCheck: nil)
+        let reason = result.reason?.slug ?? "play.rejected"
+        if merged.bindingUnavailableRejected {
+            logger.warning(
+                "attestation binding unavailable",
+                ["provider": .string("play_integrity"), "reason": .string(reason)]
+            )
+            return .rejected(proof: .playIntegrity, reason: "play.unavailable_rejected:" + reason)
+        }
+        return merged.passes ? .genuine(proof: .playIntegrity) : .rejected(proof: .playIntegrity, reason: reason)
+    }
+
+    /// DeviceCheck, consulted only when no binding provider answered. Switched off, it abstains: a token
+    /// with nobody to check it is no proof at all (never `unavailable`, the seed's DEF-6 bug).
+    private func fallback(_ request: MeteredRequest, binding: Bool, now: Date) async -> GateEvidence {
+        guard let deviceCheck, let token = request.header(Header.deviceCheck) else { return .absent }
+        let (outcome, reason) = await deviceCheck.check(token: token, now: now)
+        switch ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: outcome).outcome {
+        case .genuine: return .genuine(proof: .deviceCheck)
+        case .unavailable: return .unavailable(proof: .deviceCheck, reason: reason ?? "devicecheck.unavailable")
+        case .rejected, nil: return .rejected(proof: .deviceCheck, reason: reason ?? "devicecheck.rejected")
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
