@@ -18,6 +18,7 @@ help:
 	@echo "make setup | build | lint | format | clean | link-check"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
+	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
 
 ## setup: apt and pip packages, installed only when missing.
 setup:
@@ -48,7 +49,7 @@ test-table: setup
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check test-table fuzz-smoke link-check
+test: setup lint unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local ci-ddb-selftest
 
 clean:
 	rm -rf .build build
@@ -111,3 +112,15 @@ bench: setup
 	  | awk '/nistp256/ {p256=$$NF} /nistp384/ {p384=$$NF} END {print p256, p384}'); \
 	set -- $$rates; pin=$$(command -v taskset >/dev/null && echo "taskset -c 0"); \
 	$$pin .build/release/AppAttestBench --seconds 3 --openssl-p256 "$$1" --openssl-p384 "$$2"
+
+## ci-ddb-local: moto + the loss proxy on free loopback ports, then every conditional write of the product
+## resent two ways, with controls, broken expressions and races (docs/resend-harness.md); always stopped after.
+## ci-ddb-selftest: the harness's own test: the counter advance without its token must fail its check.
+.PHONY: ci-ddb-local ci-ddb-selftest
+ci-ddb-local: setup
+	$(SWIFT) build --product ddb-harness
+	local-harness/ci_ddb_local.sh $$($(SWIFT) build --show-bin-path)/ddb-harness
+
+ci-ddb-selftest: setup
+	$(SWIFT) build --product ddb-harness
+	local-harness/ci_ddb_local.sh --selftest $$($(SWIFT) build --show-bin-path)/ddb-harness

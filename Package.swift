@@ -95,6 +95,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // make ci-ddb-local: every conditional write under resends, with controls (docs/resend-harness.md).
+        .executableTarget(
+            name: "ddb-harness",
+            dependencies: ["Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
+            swiftSettings: strictSettings
+        ),
+
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
 

@@ -10,6 +10,9 @@ of seeds/000 section 10.
 Usage: loss_proxy.py --listen PORT --upstream http://127.0.0.1:MOTO_PORT --control PORT
 Control (HTTP on the control port):
   POST /arm?op=UpdateItem&count=1   lose the next `count` answers to that X-Amz-Target operation
+  POST /arm?op=UpdateItem&count=1&match=TEXT
+                                    ... only answers to requests whose body contains TEXT (e.g. a key),
+                                    so one write of a call that makes several can be targeted
   GET  /stats                       JSON: {"forwarded": n, "lost": {"UpdateItem": n, ...}, "armed": {...}}
   POST /reset                       disarm everything and zero the counters
 """
@@ -27,14 +30,18 @@ LOST = {}
 FORWARDED = [0]
 
 
-def take_loss(operation):
+def take_loss(operation, body):
+    """ARMED maps "op" or "op|match" to the answers still to lose."""
+    text = body.decode("utf-8", "replace")
     with LOCK:
-        left = ARMED.get(operation, 0)
-        if left <= 0:
-            return False
-        ARMED[operation] = left - 1
-        LOST[operation] = LOST.get(operation, 0) + 1
-        return True
+        for armed, left in ARMED.items():
+            op, _, match = armed.partition("|")
+            if op != operation or left <= 0 or (match and match not in text):
+                continue
+            ARMED[armed] = left - 1
+            LOST[operation] = LOST.get(operation, 0) + 1
+            return True
+        return False
 
 
 class ProxyHandler(BaseHTTPRequestHandler):
@@ -57,7 +64,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         connection.close()
         with LOCK:
             FORWARDED[0] += 1
-        if take_loss(operation):
+        if take_loss(operation, body):
             # The write has landed upstream; drop the connection so the client never hears of it.
             self.close_connection = True
             try:
@@ -97,8 +104,9 @@ class ControlHandler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
         if url.path == "/arm" and query.get("op"):
+            armed = query["op"] + ("|" + query["match"] if query.get("match") else "")
             with LOCK:
-                ARMED[query["op"]] = ARMED.get(query["op"], 0) + int(query.get("count", "1"))
+                ARMED[armed] = ARMED.get(armed, 0) + int(query.get("count", "1"))
             self.reply(200, {"armed": query["op"]})
         elif url.path == "/reset":
             with LOCK:
