@@ -60,7 +60,7 @@ let package = Package(
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
             "Gate",
-            ["AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "HTTPClient", "Crypto", "AttestCore"]
+            ["AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
         ),
         module("LambdaRuntime", ["HTTPClient", "AttestCore"]),
         module(
@@ -116,7 +116,10 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
-        tests("GateTests", ["Gate", "Crypto", "AttestCore"]),
+        tests(
+            "GateTests",
+            ["Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
+        ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
         tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),

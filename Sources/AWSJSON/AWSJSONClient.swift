@@ -48,6 +48,8 @@ package struct AWSJSONClient: Sendable {
         let body = input.serializedBytes
         let policy = configuration.retry
         var attempt = 0
+        let started = ContinuousClock.now
+        defer { RequestTally.current?.record(start: started, end: .now, attempts: attempt) }
         var lastRetryCost: Int?
         var lastError: AWSError?
         while true {

@@ -1,3 +1,4 @@
+internal import AWSJSON
 package import AttestCore
 package import FoundationEssentials
 
@@ -45,9 +46,15 @@ package struct MeteredCall: Sendable {
         logger: Logger
     ) async -> MeteredResponse {
         var record = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
-        let response = await Deadline.$current.withValue(deadline) {
-            await run(request, route: route, now: now, deadline: deadline, logger: logger, record: &record)
+        let tally = RequestTally()
+        let response = await RequestTally.$current.withValue(tally) {
+            await Deadline.$current.withValue(deadline) {
+                await run(request, route: route, now: now, deadline: deadline, logger: logger, record: &record)
+            }
         }
+        // The store cost of this call (seeds' budget: at most 6 requests, at most 4 one after another).
+        record.fields["ddbRequests"] = .int(Int64(tally.requests))
+        record.fields["ddbSequential"] = .int(Int64(tally.sequential))
         record.fields["status"] = .int(Int64(response.status))
         record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         return response
