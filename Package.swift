@@ -84,7 +84,7 @@ let package = Package(
         // libFuzzer harness over CBOR and the App Attest verifiers (make fuzz); a corpus replayer otherwise.
         .executableTarget(
             name: "AppAttestFuzz",
-            dependencies: ["AppAttest", "CBOR", "Crypto"],
+            dependencies: ["AppAttest", "CBOR", "Crypto", "AttestCore"],
             swiftSettings: strictSettings
         ),
 

@@ -1,32 +1,51 @@
 internal import AppAttest
+internal import AttestCore
 internal import CBOR
 internal import Crypto
 internal import FoundationEssentials
 
-/// One fuzz input: the CBOR decoder, then `verifyAttestation` and `verifyAssertion` over the same
-/// bytes. Any outcome but a crash, a hang or a sanitizer report is fine: malformed input must end in
-/// a reason slug.
+/// One fuzz input: the CBOR decoder, then `verifyAttestation` and `verifyAssertion` over the same bytes.
+/// Any outcome but a crash, a hang or a sanitizer report is fine: malformed input must end in a slug.
+///
+/// The inputs match the seeds (fuzz/seeds), so mutations of a genuine object reach the later checks:
+/// Apple's 2026 guide sample for attestations, bas-d/appattest's vector for assertions.
 enum FuzzTarget {
-    static let verifier = AppAttestVerifier(
-        teamId: "0352187391",
-        bundleIds: ["com.apple.example_app_attest"],
+    static let attestationVerifier = AppAttestVerifier(
+        teamId: "1234567890",
+        bundleIds: ["com.example.myapp"],
         environment: .production
     )
-    static let now = Date(timeIntervalSince1970: 1_713_456_894)  // Apple's 2024 sample is valid then
-    static let key = try? ECPublicKey(
-        p256X962: [0x04] + [UInt8](repeating: 0, count: 32) + [UInt8](repeating: 0, count: 32)
-    )
+    static let keyId = Bytes.fromBase64("zgSY9YSD+7TaDXssY6WlOPVS1K3Lmk+pFhlcSWE+ZV0=") ?? []
+    static let attestationClientDataHash = Array("example_server_challenge".utf8)
+    static let attestationTime = Date(timeIntervalSince1970: 1_776_795_192)  // 2026-04-21T18:13:12Z
 
-    static func run(_ input: [UInt8]) {
+    static let assertionVerifier = AppAttestVerifier(
+        teamId: "35MFYY2JY5",
+        bundleIds: ["co.chiff.attestation-test"],
+        environment: .development
+    )
+    static let assertionKey =
+        Bytes.fromBase64(
+            "BDfEBPorv4+89O5wgFc9X6gMT2zDoi99tDr5LDlOfNHIgMlatCKXJiXo5nOvG9orCWZU6bYCiVYB+SW7WUHFMII="
+        ) ?? []
+    static let assertionClientDataHash = Digest.sha256(Array(#"{"challenge":"assertion-test"}"#.utf8))
+
+    /// - Returns: how many of the two verifiers accepted the input (the replayer reports it).
+    @discardableResult
+    static func run(_ input: [UInt8]) -> Int {
         _ = try? CBORDecoder().decode(input)
-        _ = try? verifier.verifyAttestation(
-            keyId: [UInt8](repeating: 0, count: 32),
+        let attested = try? attestationVerifier.verifyAttestation(
+            keyId: keyId,
             attestation: input,
-            clientDataHash: [1],
-            now: now
+            clientDataHash: attestationClientDataHash,
+            now: attestationTime
         )
-        if let key {
-            _ = try? verifier.verifyAssertion(publicKey: key, assertion: input, clientDataHash: [1], storedCounter: 0)
-        }
+        let asserted = try? assertionVerifier.verifyAssertion(
+            publicKeyBytes: assertionKey,
+            assertion: input,
+            clientDataHash: assertionClientDataHash,
+            storedCounter: 0
+        )
+        return (attested == nil ? 0 : 1) + (asserted == nil ? 0 : 1)
     }
 }

@@ -24,13 +24,14 @@ exit(
 )
 #else
 var replayed = 0
+var accepted = 0
 for path in CommandLine.arguments.dropFirst() {
     guard let data = FileManager.default.contents(atPath: path) else {
         print("cannot read \(path)")
         exit(2)
     }
-    FuzzTarget.run(Array(data))
+    accepted += FuzzTarget.run(Array(data))
     replayed += 1
 }
-print("replayed \(replayed) inputs without a crash")
+print("replayed \(replayed) inputs without a crash; \(accepted) accepted")
 #endif
