@@ -61,11 +61,9 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
 
         traceIDExporter.export(context.traceID)
         let log = context.logger
+        let response: [UInt8]
         do {
-            let response = try await handler.handle(invocation.body, context: context)
-            try await client.respond(requestID: context.requestID, body: response)
-        } catch let error as RuntimeAPIError {
-            return outcomeOfPost(error, log)
+            response = try await handler.handle(invocation.body, context: context)
         } catch {
             log.error("handler failed", ["errorType": .string(Self.typeName(error))])
             let report = FunctionError(type: Self.typeName(error), message: "handler failed")
@@ -74,6 +72,12 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
             } catch {
                 return outcomeOfPost(error, log)
             }
+            return nil
+        }
+        do {
+            try await client.respond(requestID: context.requestID, body: response)
+        } catch {
+            return outcomeOfPost(error, log)
         }
         return nil
     }

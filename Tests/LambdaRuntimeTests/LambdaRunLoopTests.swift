@@ -128,3 +128,27 @@ final class ScriptedHandler: LambdaHandler {
         }
     }
 }
+
+/// A handler whose own error happens to be a `RuntimeAPIError`: still a function error, never a post failure.
+struct RuntimeErrorThrowingHandler: LambdaHandler {
+    func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] {
+        throw RuntimeAPIError(.fatal, detail: "from the handler")
+    }
+}
+
+@Suite struct HandlerErrorTypeTests {
+    @Test func aHandlerThrowingARuntimeAPIErrorIsReportedNotFatal() async {
+        let client = FakeRuntimeAPIClient([invocation("r1")])
+        let loop = LambdaRunLoop(
+            client: client,
+            handler: RuntimeErrorThrowingHandler(),
+            logger: Logger(sink: CapturingLogSink())
+        )
+        #expect(await loop.runOnce() == nil)
+        #expect(
+            client.posts == [
+                .error(requestID: "r1", error: FunctionError(type: "RuntimeAPIError", message: "handler failed"))
+            ]
+        )
+    }
+}
