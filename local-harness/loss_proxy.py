@@ -13,6 +13,8 @@ Control (HTTP on the control port):
   POST /arm?op=UpdateItem&count=1&match=TEXT
                                     ... only answers to requests whose body contains TEXT (e.g. a key),
                                     so one write of a call that makes several can be targeted
+  POST /arm?op=UpdateItem&count=1&match=TEXT&skip=1
+                                    ... letting the first `skip` matching answers through first
   GET  /stats                       JSON: {"forwarded": n, "lost": {"UpdateItem": n, ...}, "armed": {...}}
   POST /reset                       disarm everything and zero the counters
 """
@@ -26,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ARMED = {}
+SKIP = {}
 LOST = {}
 FORWARDED = [0]
 
@@ -38,6 +41,9 @@ def take_loss(operation, body):
             op, _, match = armed.partition("|")
             if op != operation or left <= 0 or (match and match not in text):
                 continue
+            if SKIP.get(armed, 0) > 0:
+                SKIP[armed] -= 1
+                return False
             ARMED[armed] = left - 1
             LOST[operation] = LOST.get(operation, 0) + 1
             return True
@@ -107,10 +113,12 @@ class ControlHandler(BaseHTTPRequestHandler):
             armed = query["op"] + ("|" + query["match"] if query.get("match") else "")
             with LOCK:
                 ARMED[armed] = ARMED.get(armed, 0) + int(query.get("count", "1"))
+                SKIP[armed] = int(query.get("skip", "0"))
             self.reply(200, {"armed": query["op"]})
         elif url.path == "/reset":
             with LOCK:
                 ARMED.clear()
+                SKIP.clear()
                 LOST.clear()
                 FORWARDED[0] = 0
             self.reply(200, {})

@@ -45,6 +45,9 @@ struct WriteCheck: Sendable {
     let preFixControl: (@Sendable (RunContext) async throws -> Observation)?
     /// Whether the token-less product write (`GateTable.controlWithoutTokens`) can break under a resend.
     let tokenlessBreaks: Bool
+    /// Matching `UpdateItem`s the loss proxy lets through before losing one (the write under test is not
+    /// the call's first write on that key).
+    let lossSkip: Int
 
     init(
         _ slug: String,
@@ -52,8 +55,10 @@ struct WriteCheck: Sendable {
         match: @escaping @Sendable (RunIDs) -> String,
         run: @escaping @Sendable (RunContext) async throws -> Observation,
         preFixControl: (@Sendable (RunContext) async throws -> Observation)? = nil,
-        tokenlessBreaks: Bool = true
+        tokenlessBreaks: Bool = true,
+        lossSkip: Int = 0
     ) {
+        self.lossSkip = lossSkip
         self.tokenlessBreaks = tokenlessBreaks
         self.slug = slug
         self.write = write
@@ -83,7 +88,8 @@ func key(_ seed: UInt8) -> StoredAppAttestKey {
 
 extension WriteCheck {
     static let all: [WriteCheck] = [
-        challengeSpend, challengeIssueCount, keyOwnerClaim, keyRebind, counterAdvance, allowanceReserve,
+        challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
+        allowanceReserve,
         allowanceRelease, ceilingReserve, ceilingRelease, warningFlag, decodeBudget, playQuota, firstSeen,
     ]
 
@@ -145,6 +151,29 @@ extension WriteCheck {
             let count = try await context.count(profile, "issued_count")
             return Observation(correct: count == 2, text: "two issues counted as \(count)")
         }
+    )
+
+    /// The day's first issue: the same-day write is refused (yesterday's count), the new-day write starts
+    /// the count at 1. The loss hits the new-day write (the second `UpdateItem` on the profile row).
+    static let challengeIssueNewDay = WriteCheck(
+        "challenge_issue_new_day",
+        "challenge issue count (new day)",
+        match: { _ in Keys.sortKey("PROFILE") },
+        run: { context in
+            let profile = Keys.device(context.ids.id, "PROFILE")
+            _ = try await DynamoChallengeStore(table: context.plain)
+                .issue(deviceID: context.ids.id, replacingSpent: false, now: context.now.addingTimeInterval(-86_400))
+            try await context.arm()
+            do {
+                _ = try await DynamoChallengeStore(table: context.writer)
+                    .issue(deviceID: context.ids.id, replacingSpent: false, now: context.now)
+            } catch {
+                return Observation(correct: false, text: "the day's first issue was refused: \(error)")
+            }
+            let count = try await context.count(profile, "issued_count")
+            return Observation(correct: count == 1, text: "the day's first issue counted as \(count)")
+        },
+        lossSkip: 1
     )
 
     static let keyOwnerClaim = WriteCheck(

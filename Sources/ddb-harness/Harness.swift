@@ -51,8 +51,11 @@ struct LossProxy: Sendable {
 
     func reset() async throws { try await post("/reset") }
 
-    /// Loses the next answer to an `UpdateItem` whose body contains `match`.
-    func arm(match: String) async throws { try await post("/arm?op=UpdateItem&count=1&match=\(Self.encode(match))") }
+    /// Loses the next answer to an `UpdateItem` whose body contains `match`, after letting `skip` such
+    /// answers through.
+    func arm(match: String, skip: Int = 0) async throws {
+        try await post("/arm?op=UpdateItem&count=1&match=\(Self.encode(match))&skip=\(skip)")
+    }
 
     /// How many `UpdateItem` answers were lost since the last reset.
     func lostUpdates() async throws -> Int {

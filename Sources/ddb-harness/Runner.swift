@@ -51,6 +51,7 @@ struct Runner: Sendable {
         )
         let proxy = harness.proxy
         let match = check.match(ids)
+        let skip = check.lossSkip
         if method == .proxy { try await proxy.reset() }
         let context = RunContext(
             harness: harness,
@@ -58,7 +59,7 @@ struct Runner: Sendable {
             writer: harness.gateTable(client, safety),
             ids: ids,
             now: now,
-            arm: { if method == .proxy { try await proxy.arm(match: match) } }
+            arm: { if method == .proxy { try await proxy.arm(match: match, skip: skip) } }
         )
         let observation = try await body(context)
         let resends = if let hook { hook.resent } else { try await proxy.lostUpdates() }
