@@ -15,7 +15,10 @@
 #      127.0.0.1 and an HTTP API 2.0 front) and serves invocations: an unknown route (404), the tutor route
 #      in mode off (200 from local-harness/fake_upstream.py), POST /v1/attest/challenge, the generation
 #      route in mode monitor without proof (200: monitor never refuses) and with the issued challenge
-#      against moto's table (X-Quota-Remaining, X-Attest-Next-Challenge). While bootstrap does not serve
+#      against moto's table (X-Quota-Remaining, X-Attest-Next-Challenge), an enforce route without proof
+#      (403 attestation_required) and calls until a 5-call daily ceiling refuses (503
+#      daily_budget_exhausted); the real decision lines must then feed the block, budget_warning and
+#      budget_exhausted alarms (infra/tests/check_metrics.py --require). While bootstrap does not serve
 #      the challenge endpoint yet (404), that part prints a TODO and only checks that the gated route
 #      fails closed (503); once it does, it is strict. Decision lines are saved to build/decision-lines.captured.log and replayed through
 #      infra/tests/check_metrics.py.
@@ -181,10 +184,12 @@ json_field() { "$PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])[sys.
 PIDS+=($!)
 upstream_url=$(json_field "$(wait_ready "$WORK/upstream.out" "fake upstream")" url)
 
-# Serving: generation in monitor (verifies, never refuses), tutor in off.
+# Serving: generation in monitor (verifies, never refuses), tutor in off, a third route in enforce; a daily
+# ceiling of 5 calls so the budget warning and exhaustion happen here too.
 SERVE_ROUTES='[{"method":"POST","path":"/v1/generate","feature":"generation","mode":"monitor","upstreamPath":"/generate"},'
-SERVE_ROUTES+='{"method":"POST","path":"/v1/tutor/{deckId}/{cardId}","feature":"tutor","mode":"off","upstreamPath":"/tutor"}]'
-SERVE_ENV=("${CONFIG_ENV[@]/#UPSTREAM_URL=*/UPSTREAM_URL=$upstream_url}")
+SERVE_ROUTES+='{"method":"POST","path":"/v1/tutor/{deckId}/{cardId}","feature":"tutor","mode":"off","upstreamPath":"/tutor"},'
+SERVE_ROUTES+='{"method":"POST","path":"/v1/enforced","feature":"enforced","mode":"enforce","upstreamPath":"/enforced"}]'
+SERVE_ENV=("${CONFIG_ENV[@]/#UPSTREAM_URL=*/UPSTREAM_URL=$upstream_url}" AI_DAILY_CALL_BUDGET=5)
 SERVE_ENV=("${SERVE_ENV[@]/#ROUTES=*/ROUTES=$SERVE_ROUTES}")
 SERVE_ENV=("${SERVE_ENV[@]/#GATE_MODE=*/GATE_MODE=off}")
 wrapper=$WORK/chroot-bootstrap
@@ -247,6 +252,19 @@ print(d["challenge"])' "$WORK/body") || fail "challenge response is not {challen
         -H "X-Device-ID: $device" -H "X-Attest-Challenge: $challenge" --data '{"prompt":"package-check 2"}'
     [[ -n "$(header x-quota-remaining)" ]] || fail "metered call without X-Quota-Remaining (allowance not in moto?)"
     [[ -n "$(header x-attest-next-challenge)" ]] || fail "metered call without X-Attest-Next-Challenge"
+    invoke "POST /v1/enforced (mode enforce, no proof)" 403 -X POST "$front/v1/enforced" \
+        -H "X-Device-ID: $device" --data '{}'
+    grep -q '"attestation_required"' "$WORK/body" || fail "enforce refusal is not attestation_required"
+    # Spend the rest of the 5-call ceiling (moto's AI_BUDGET row): the last call must be refused.
+    for i in 1 2 3 4 5; do
+        invoke "POST /v1/tutor/deck-1/card-$i (spending the daily ceiling)" any -X POST \
+            "$front/v1/tutor/deck-1/card-$i" -H "X-Device-ID: $device" --data '{}'
+        [[ "$STATUS" == 200 ]] && continue
+        [[ "$STATUS" == 503 ]] && grep -q '"daily_budget_exhausted"' "$WORK/body" && [[ -n "$(header retry-after)" ]] ||
+            fail "unexpected answer while spending the ceiling"
+        break
+    done
+    [[ "$STATUS" == 503 ]] || fail "the 5-call daily ceiling was never reached"
     gate_wired=1
 fi
 
@@ -265,8 +283,10 @@ for entry in json.load(urllib.request.urlopen(sys.argv[1] + "/logs", timeout=10)
 PY
 echo "  bootstrap wrote $(wc -l <"$BUILD_DIR/decision-lines.captured.log") log lines ($BUILD_DIR/decision-lines.captured.log)"
 if grep -q '"logger":"attestgate.decision"' "$BUILD_DIR/decision-lines.captured.log"; then
-    "$PYTHON" infra/tests/check_metrics.py --lines "$BUILD_DIR/decision-lines.captured.log" --coverage ||
-        fail "malformed decision lines from the packaged bootstrap"
+    require=""
+    ((gate_wired)) && require=block,budget_warning,budget_exhausted
+    "$PYTHON" infra/tests/check_metrics.py --lines "$BUILD_DIR/decision-lines.captured.log" --coverage \
+        --require "$require" || fail "decision lines from the packaged bootstrap do not feed the alarms"
     grep -q '"attestation_check":' "$BUILD_DIR/decision-lines.captured.log" ||
         fail "the monitored calls wrote no attestation_check metric"
 elif ((gate_wired)); then

@@ -18,6 +18,7 @@ decision line.
   check_metrics.py --lines captured.log    real lines, e.g. the bootstrap's stderr under package-check
   check_metrics.py --lines x --coverage    report which alarms the lines cover; fail only on malformed
                                            decision lines (for partial captures)
+  ... --coverage --require block,budget_warning   and on alarms of these metrics that no line feeds
 """
 
 from __future__ import annotations
@@ -135,8 +136,9 @@ def matches(alarm: Alarm, emission: Emission) -> bool:
     return all(v is None or emission.dimensions[k] == v for k, v in alarm.dimensions.items())
 
 
-def check(alarms: list[Alarm], text: str, coverage_only: bool = False) -> list[str]:
-    """Problems (empty when every alarm is fed by some decision line)."""
+def check(alarms: list[Alarm], text: str, coverage_only: bool = False, require: tuple[str, ...] = ()) -> list[str]:
+    """Problems (empty when every alarm is fed by some decision line; with `coverage_only`, when every alarm
+    on a metric named in `require` is)."""
     emissions, count, problems = read_emissions(text)
     if count == 0:
         problems.append("no decision lines (logger attestgate.decision) in the input")
@@ -147,7 +149,7 @@ def check(alarms: list[Alarm], text: str, coverage_only: bool = False) -> list[s
         shape = f"{alarm.metric} by [{', '.join(sorted(alarm.dimensions))}]"
         if hits:
             print(f"  ok   {alarm.name}: {shape} <- line {hits[0].line_number} (+{len(hits) - 1} more)")
-        elif coverage_only:
+        elif coverage_only and alarm.metric not in require:
             print(f"  --   {alarm.name}: {shape} not in these lines")
         else:
             near = sorted({f"{e.metric} by [{', '.join(sorted(e.dimensions))}]" for e in emissions
@@ -162,10 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=pathlib.Path, default=FIXTURE, help="log lines to replay")
     parser.add_argument("--infra", type=pathlib.Path, default=tfload.INFRA, help="the Terraform directory")
     parser.add_argument("--coverage", action="store_true", help="report coverage; fail only on bad lines")
+    parser.add_argument("--require", default="", help="with --coverage: comma-separated metrics whose alarms "
+                        "must still be fed")
     args = parser.parse_args(argv)
     alarms = alarms_from_terraform(tfload.load(args.infra))
     print(f"check_metrics: {len(alarms)} {NAMESPACE} alarms, lines from {args.lines}")
-    problems = check(alarms, args.lines.read_text(), coverage_only=args.coverage)
+    require = tuple(m for m in args.require.split(",") if m)
+    unknown = [m for m in require if m not in {a.metric for a in alarms}]
+    if unknown:
+        raise SystemExit(f"check_metrics: --require names metrics no alarm watches: {unknown}")
+    problems = check(alarms, args.lines.read_text(), coverage_only=args.coverage, require=require)
     for problem in problems:
         print(f"  FAIL {problem}", file=sys.stderr)
     return 1 if problems else 0

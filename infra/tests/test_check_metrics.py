@@ -21,6 +21,11 @@ def run(alarms, lines, coverage_only=False):
         return check_metrics.check(alarms, "\n".join(lines), coverage_only)
 
 
+def run_with(alarms, lines, require):
+    with contextlib.redirect_stdout(io.StringIO()):
+        return check_metrics.check(alarms, "\n".join(lines), True, require)
+
+
 def edit(lines, index, change):
     """A copy of `lines` with the decision line at `index` (counting decision lines only) changed."""
     out, seen = [], -1
@@ -93,6 +98,12 @@ class CheckMetricsTests(unittest.TestCase):
     def test_text_before_the_json_is_ignored(self):
         prefixed = [f"2026-11-30T03:00:00Z\tr-1\t{raw}" for raw in FIXTURE_LINES]
         self.assertEqual(run(self.alarms, prefixed), [])
+
+    def test_coverage_mode_still_fails_on_required_metrics(self):
+        only_budget = [raw for raw in FIXTURE_LINES if "budget_used" in raw]
+        problems = run_with(self.alarms, only_budget, require=("block",))
+        self.assertTrue(any("block_spike" in p for p in problems))
+        self.assertEqual(run_with(self.alarms, only_budget, require=("budget_warning",)), [])
 
     def test_coverage_mode_reports_but_passes_partial_captures(self):
         only_budget = [raw for raw in FIXTURE_LINES if "budget_used" in raw]
