@@ -135,6 +135,8 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
+        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
+        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
             ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],

@@ -7,6 +7,8 @@ import Testing
     static func environment(_ extra: [String: String]) -> Environment {
         var values = ConfigurationTests.minimal.values
         values["UPSTREAM_API_KEY_SECRET_ARN"] = nil
+        values["AWS_ACCESS_KEY_ID"] = "AKIDEXAMPLE"
+        values["AWS_SECRET_ACCESS_KEY"] = "test-secret"
         for (key, value) in extra { values[key] = value }
         return Environment(values)
     }
@@ -29,10 +31,19 @@ import Testing
         #expect(error?.detail == "UPSTREAM_API_KEY: secret.not_found")
     }
 
-    @Test func aSecretARNNeedsCredentials() async {
+    @Test func aSecretARNNeedsCredentials() throws {
         let arn = "arn:aws:secretsmanager:eu-west-1:1:secret:upstream"
-        let error = await startupError(Self.environment(["UPSTREAM_API_KEY_SECRET_ARN": arn]))
-        #expect(error == StartupError(.secretUnreadable))
+        var values = Self.environment(["UPSTREAM_API_KEY_SECRET_ARN": arn]).values
+        values["AWS_ACCESS_KEY_ID"] = nil
+        values["AWS_SECRET_ACCESS_KEY"] = nil
+        let configuration = try Configuration(environment: Environment(values))
+        #expect(throws: StartupError(.secretUnreadable)) {
+            _ = try configuration.upstream.apiKey.source(configuration: configuration, transport: CurlTransport())
+        }
+        let withCredentials = try Configuration(environment: Self.environment(["UPSTREAM_API_KEY_SECRET_ARN": arn]))
+        #expect(throws: Never.self) {
+            _ = try withCredentials.upstream.apiKey.source(configuration: withCredentials, transport: CurlTransport())
+        }
     }
 
     @Test func diagnosticsIsRefusedInProduction() async {
