@@ -107,6 +107,14 @@ let package = Package(
 
         // Fakes and loopback servers shared by the test targets (never linked into a product).
         module("TestSupport", ["HTTPClient", "AttestCore"]),
+        // The real API handler in process against moto (GateTestApp): flows through the router.
+        module(
+            "AppTestSupport",
+            [
+                "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "HTTPClient", "Crypto",
+                "AttestCore",
+            ]
+        ),
 
         tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
         tests("AttestCoreTests", ["AttestCore"], exclude: ["Fixtures"]),
@@ -141,6 +149,13 @@ let package = Package(
             "BootstrapTests",
             ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
             exclude: ["Fixtures"]
+        ),
+        tests(
+            "AttestationFlowTests",
+            [
+                "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
+                "AttestCore",
+            ]
         ),
     ]
 )

@@ -1,0 +1,168 @@
+package import AttestCore
+internal import Crypto
+package import FoundationEssentials
+package import SimulatedDevice
+
+/// A genuine simulated iPhone as the app sees it: the device ID kept in the Keychain, the current App
+/// Attest key and the next challenge the server handed out.
+package struct IOSDevice: Sendable {
+    package let device: SimulatedDevice
+    package var key: SimulatedAppAttestKey
+    package let deviceID: String
+    /// `X-Attest-Next-Challenge` of the last metered response.
+    package var nextChallenge: String?
+
+    /// A reinstall: the Keychain keeps the device ID, the key is gone and a new one is generated.
+    package mutating func reinstall() throws {
+        key = try SimulatedAppAttestKey()
+        nextChallenge = nil
+    }
+}
+
+/// The four fields of request binding (design.md section 2), in the exact bytes the app hashes.
+package struct ClientDataDocument: Sendable {
+    package var challenge: String
+    package var method: String
+    package var path: String
+    package var bodySHA256: String
+
+    package init(challenge: String, method: String, path: String, body: [UInt8]) {
+        self.challenge = challenge
+        self.method = method
+        self.path = path
+        self.bodySHA256 = Bytes.hex(Digest.sha256(body))
+    }
+
+    package var bytes: [UInt8] {
+        JSONValue.object([
+            "challenge": .string(challenge), "method": .string(method), "path": .string(path),
+            "bodySHA256": .string(bodySHA256),
+        ]).serializedBytes
+    }
+
+    /// iOS `clientDataHash`.
+    package var clientDataHash: [UInt8] { Digest.sha256(bytes) }
+    /// Android `requestHash`.
+    package var requestHash: String { Bytes.hex(Digest.sha256(bytes)) }
+}
+
+/// A fresh random (version 4) UUID, lower case, as an app would generate its device ID.
+package func randomDeviceID() -> String {
+    var bytes = SecureRandom().bytes(16)
+    bytes[6] = (bytes[6] & 0x0f) | 0x40
+    bytes[8] = (bytes[8] & 0x3f) | 0x80
+    let hex = Bytes.hex(bytes)
+    let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+        String(hex.utf8.dropFirst(range.lowerBound).prefix(range.count).map { Character(UnicodeScalar($0)) })
+    }
+    return parts.joined(separator: "-")
+}
+
+extension GateTestClient {
+    /// A genuine development device of the app's team and bundle, under the CA the app trusts.
+    package func iosDevice(deviceID: String = randomDeviceID()) throws -> IOSDevice {
+        IOSDevice(
+            device: SimulatedDevice(
+                teamId: GateTestApp.teamID,
+                bundleId: GateTestApp.bundleID,
+                environment: .development,
+                authority: app.authority
+            ),
+            key: try SimulatedAppAttestKey(),
+            deviceID: deviceID
+        )
+    }
+
+    /// `POST /v1/attest/challenge`.
+    package func requestChallenge(deviceID: String) async throws -> GateTestResponse {
+        try await execute("/v1/attest/challenge", headers: ["X-Device-ID": deviceID])
+    }
+
+    /// A fresh challenge (base64) for `deviceID`.
+    /// - Throws: when the endpoint does not answer 200 with a challenge.
+    package func challenge(deviceID: String) async throws -> String {
+        let response = try await requestChallenge(deviceID: deviceID)
+        guard response.status == 200, let challenge = response.json?["challenge"]?.stringValue else {
+            throw GateTestError("challenge: \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return challenge
+    }
+
+    /// Attests the device's current key for `challenge` (a fresh one when nil) and posts it to
+    /// `/v1/attest/keys` under `deviceID` (the device's own by default).
+    package func registerKey(
+        _ device: IOSDevice,
+        challenge: String? = nil,
+        deviceID: String? = nil
+    ) async throws -> GateTestResponse {
+        let deviceID = deviceID ?? device.deviceID
+        var challengeText = challenge ?? ""
+        if challenge == nil { challengeText = try await self.challenge(deviceID: deviceID) }
+        let challenge = challengeText
+        guard let challengeBytes = Bytes.fromBase64(challenge) else { throw GateTestError("challenge not base64") }
+        let attestation = try device.device.attest(
+            device.key,
+            clientDataHash: Digest.sha256(challengeBytes),
+            now: app.clock.now()
+        )
+        let body = JSONValue.object([
+            "keyId": .string(Bytes.base64(device.key.keyId)),
+            "attestation": .string(Bytes.base64(attestation)),
+            "challenge": .string(challenge),
+        ])
+        return try await execute("/v1/attest/keys", headers: ["X-Device-ID": deviceID], body: body.serializedBytes)
+    }
+
+    /// The proof headers of one metered call: a new assertion (the key's counter moves on) over the
+    /// client data of this request (`binding: "request"`) or over the challenge alone (`"challenge"`).
+    package func proofHeaders(
+        _ device: inout IOSDevice,
+        method: String = "POST",
+        path: String,
+        body: [UInt8],
+        challenge: String,
+        binding: String = "request"
+    ) throws -> [String: String] {
+        var headers = [
+            "X-Device-ID": device.deviceID,
+            "X-Attest-Challenge": challenge,
+            "X-App-Attest-Key-Id": Bytes.base64(device.key.keyId),
+        ]
+        let clientDataHash: [UInt8]
+        if binding == "request" {
+            let clientData = ClientDataDocument(challenge: challenge, method: method, path: path, body: body)
+            headers["X-Attest-Client-Data"] = Bytes.base64(clientData.bytes)
+            clientDataHash = clientData.clientDataHash
+        } else {
+            guard let bytes = Bytes.fromBase64(challenge) else { throw GateTestError("challenge not base64") }
+            clientDataHash = Digest.sha256(bytes)
+        }
+        let assertion = try device.device.assert(&device.key, clientDataHash: clientDataHash)
+        headers["X-App-Attest-Assertion"] = Bytes.base64(assertion)
+        return headers
+    }
+
+    /// One metered call as the app makes it: the challenge the last response handed out (or a fresh one),
+    /// a new assertion, then the call; the response's next challenge is kept for the following call.
+    package func metered(
+        _ device: inout IOSDevice,
+        method: String = "POST",
+        path: String = "/v1/generate",
+        body: [UInt8] = Array(#"{"prompt":"hello"}"#.utf8),
+        binding: String = "request"
+    ) async throws -> GateTestResponse {
+        var challenge = device.nextChallenge ?? ""
+        if device.nextChallenge == nil { challenge = try await self.challenge(deviceID: device.deviceID) }
+        let headers = try proofHeaders(
+            &device,
+            method: method,
+            path: path,
+            body: body,
+            challenge: challenge,
+            binding: binding
+        )
+        let response = try await execute(method: method, path, headers: headers, body: body)
+        device.nextChallenge = response.header("x-attest-next-challenge")
+        return response
+    }
+}
