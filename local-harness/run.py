@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`make run`: the local stack on 127.0.0.1 until Ctrl-C.
 
-Today: a fake upstream AI API, then the Lambda harness (Runtime API + HTTP front) running the release
-`bootstrap`. Each component is a step in `STEPS`, so later issues add theirs (moto for DynamoDB, fake
+Today: moto (DynamoDB, with the table created by `attestgate table create`), a fake upstream AI API,
+then the Lambda harness (Runtime API + HTTP front) running the release `bootstrap`. Each component is a step in `STEPS`, so later issues add theirs (moto for DynamoDB, fake
 Google/Apple endpoints, a scripted session) without reshaping this file.
 """
 import argparse
@@ -12,7 +12,10 @@ import secrets
 import signal
 import subprocess
 import sys
+import socket
 import threading
+import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -32,6 +35,40 @@ def start(command, name):
             pass
     threading.Thread(target=drain, daemon=True).start()
     return process, info
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def step_moto(stack, args):
+    """DynamoDB on loopback (moto, each request atomic) and the table of design.md section 6."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, os.path.join(HERE, "moto_server.py"), "-H", "127.0.0.1",
+                                "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stack["processes"].append(process)
+    endpoint = "http://127.0.0.1:%d" % port
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(endpoint + "/moto-api/", timeout=1)
+            break
+        except OSError:
+            if process.poll() is not None:
+                sys.exit("moto did not start (make setup installs it)")
+            time.sleep(0.1)
+    stack["env"].update({
+        "DYNAMODB_ENDPOINT": endpoint, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+    })
+    env = dict(os.environ)
+    env.update(stack["env"])
+    created = subprocess.run([args.attestgate, "table", "create", "--table", stack["env"]["TABLE_NAME"]],
+                             env=env, capture_output=True, text=True)
+    if created.returncode != 0:
+        sys.exit("table create failed: %s %s" % (created.stdout, created.stderr))
+    print("DynamoDB (moto)    %s  table %s" % (endpoint, stack["env"]["TABLE_NAME"]))
 
 
 def step_upstream(stack, args):
@@ -64,12 +101,13 @@ def step_lambda(stack, args):
 
 
 # Later issues append steps here (moto, fake Google/Apple, table creation, scripted session).
-STEPS = [step_upstream, step_lambda]
+STEPS = [step_moto, step_upstream, step_lambda]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", default=os.path.join(ROOT, ".build", "release", "bootstrap"))
+    parser.add_argument("--attestgate", default=os.path.join(ROOT, ".build", "release", "attestgate"))
     parser.add_argument("--port", type=int, default=8080, help="HTTP front port (default 8080)")
     parser.add_argument("--instances", type=int, default=2, help="bootstrap processes (default 2)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
