@@ -97,6 +97,25 @@ struct BootstrapTests {
         #expect(lines.allSatisfy { $0["requestId"] != nil || $0["harness"] != nil })
     }
 
+    @Test func signedInCallersComeThroughTheHarnessClaimsHeader() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try await LocalHarness(environment: Self.environment(upstream))
+        // No X-Device-ID: a guest is refused, a caller with a JWT `sub` (API Gateway's authorizer, here
+        // the harness's X-Harness-JWT-Claims) is served and metered on the user.
+        let guest = try await harness.request("POST", "/v1/generate", body: "{}")
+        #expect(guest.status == 400)
+        #expect(guest.body == Array(#"{"error":"invalid_device_id"}"#.utf8))
+        let claims = #"{"sub":"user-\#(UUID().uuidString.lowercased())"}"#
+        let user = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Harness-JWT-Claims", claims)],
+            body: "{}"
+        )
+        #expect(user.status == 200)
+        #expect(user.body == Array(#"{"answer":"ok"}"#.utf8))
+    }
+
     @Test func pathParametersAndUnknownRoutes() async throws {
         let upstream = try Self.echoUpstream()
         let harness = try await LocalHarness(environment: Self.environment(upstream))
