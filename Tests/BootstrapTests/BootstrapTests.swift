@@ -179,6 +179,22 @@ struct BootstrapTests {
         #expect(instance["exitCodes"] == .array([]))
     }
 
+    @Test func aMissedDeadlineDiscardsTheInstanceAndANewOneServes() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try await LocalHarness(
+            environment: Self.environment(upstream, ["_HANDLER": "diagnostics"]),
+            deadlineMs: 800
+        )
+        let late = try await harness.invoke(Array(#"{"diagnostics":"sleep","ms":5000}"#.utf8))
+        #expect(late["outcome"] == .string("timeout"))
+        // Like Lambda, the harness discards the sandbox and starts a fresh one, which serves the next event.
+        let next = try await harness.invoke(Array(#"{"diagnostics":"sleep","ms":10}"#.utf8))
+        #expect(next["outcome"] == .string("response"))
+        let instance = try #require(try await harness.get("/instances").arrayValue?.first)
+        #expect(instance["restarts"] == .int(1))
+        #expect(instance["running"] == .bool(true))
+    }
+
     @Test func diagnosticsHandlerIsRefusedInProduction() async throws {
         let upstream = try Self.echoUpstream()
         let env = Self.environment(upstream, ["_HANDLER": "diagnostics", "ATTESTGATE_ENV": "production"])
