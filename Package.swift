@@ -157,5 +157,6 @@ let package = Package(
                 "AttestCore",
             ]
         ),
+        tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "AttestCore"]),
     ]
 )

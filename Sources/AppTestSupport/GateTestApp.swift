@@ -158,6 +158,21 @@ package final class GateTestApp: Sendable {
         upstream.stop()
         for name in ["trust-root.pem", "upstream-key"] { unlink(folder + "/" + name) }
         rmdir(folder)
+        exportDecisions()
+    }
+
+    /// Appends this app's decision lines to `$ATTESTGATE_DECISION_LINES` when set: `make test` replays
+    /// the real lines of every flow through the alarms of infra/ (infra/tests/check_metrics.py).
+    private func exportDecisions() {
+        guard let path = getenv("ATTESTGATE_DECISION_LINES").map({ String(cString: $0) }), !path.isEmpty else { return }
+        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { Glibc.close(descriptor) }
+        for line in decisions {
+            // One write per line with O_APPEND: lines from parallel tests never interleave.
+            let bytes = line.serializedBytes + [0x0a]
+            _ = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        }
     }
 
     /// The decision lines (`"logger":"attestgate.decision"`) written so far, oldest first.

@@ -15,10 +15,19 @@ package struct EvidenceReport: Sendable, Hashable {
     package var spentChallenge: Bool
     /// The device's first-seen day when the evaluation read it on the way (saves a request).
     package var firstSeen: String?
+    /// A binding provider was unavailable and the merge refused the call anyway (Play Integrity's
+    /// UNAVAILABLE becomes REJECTED): counted in the `unavailable` metric although the evidence is `rejected`.
+    package var providerUnavailable: Bool
 
-    package init(evidence: GateEvidence, spentChallenge: Bool = false, firstSeen: String? = nil) {
+    package init(
+        evidence: GateEvidence,
+        spentChallenge: Bool = false,
+        firstSeen: String? = nil,
+        providerUnavailable: Bool = false
+    ) {
         self.evidence = evidence
         self.spentChallenge = spentChallenge
         self.firstSeen = firstSeen
+        self.providerUnavailable = providerUnavailable
     }
 }

@@ -141,14 +141,14 @@ package struct LayerOneEvidence: EvidenceSource {
             }
             return EvidenceReport(evidence: evidence, spentChallenge: true, firstSeen: firstSeen)
         }
-        let evidence = await verifyPlay(
+        let (evidence, unavailable) = await verifyPlay(
             request,
             deviceID: deviceID,
             route: route,
             requestHash: binding.requestHash,
             now: now
         )
-        return EvidenceReport(evidence: evidence, spentChallenge: true)
+        return EvidenceReport(evidence: evidence, spentChallenge: true, providerUnavailable: unavailable)
     }
 
     struct Binding {
@@ -204,9 +204,9 @@ package struct LayerOneEvidence: EvidenceSource {
         route: MeteredRoute,
         requestHash: String,
         now: Date
-    ) async -> GateEvidence {
+    ) async -> (GateEvidence, providerUnavailable: Bool) {
         guard let play, let token = request.header(Header.playToken) else {
-            return .rejected(proof: .playIntegrity, reason: "play.not_configured")
+            return (.rejected(proof: .playIntegrity, reason: "play.not_configured"), false)
         }
         let result = await play.verify(
             token: token,
@@ -224,9 +224,11 @@ package struct LayerOneEvidence: EvidenceSource {
                 "attestation binding unavailable",
                 ["provider": .string("play_integrity"), "reason": .string(reason)]
             )
-            return .rejected(proof: .playIntegrity, reason: "play.unavailable_rejected:" + reason)
+            return (.rejected(proof: .playIntegrity, reason: reason), true)
         }
-        return merged.passes ? .genuine(proof: .playIntegrity) : .rejected(proof: .playIntegrity, reason: reason)
+        return (
+            merged.passes ? .genuine(proof: .playIntegrity) : .rejected(proof: .playIntegrity, reason: reason), false
+        )
     }
 
     /// DeviceCheck, consulted only when no binding provider answered. Switched off, it abstains: a token

@@ -103,6 +103,11 @@ package struct MeteredCall: Sendable {
             ? GateDecision.decide(mode: route.mode, evidence: report.evidence, onUnavailable: route.onUnavailable)
             : GateDecision(admit: true, label: "skipped", metrics: [:])
         for (name, count) in decision.metrics { record.count(name, count) }
+        if report.providerUnavailable, decision.metrics["unavailable"] == nil, gated {
+            // The merge refused an unavailable binding provider: still an outage the alarms must see.
+            record.count("unavailable")
+            record.fields["providerUnavailable"] = .bool(true)
+        }
         record.fields["decision"] = .string(decision.label)
         guard decision.admit else {
             return await Self.withChallenge(.error(403, "attestation_required"), await next)

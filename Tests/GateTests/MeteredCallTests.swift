@@ -204,3 +204,47 @@ import Testing
         #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
     }
 }
+
+/// Play Integrity was unavailable and the merge refused the call.
+struct UnavailableThenRejected: EvidenceSource {
+    func evaluate(request: MeteredRequest, deviceID: String, route: MeteredRoute, now: Date) async -> EvidenceReport {
+        EvidenceReport(
+            evidence: .rejected(proof: .playIntegrity, reason: "play.google_unavailable"),
+            spentChallenge: true,
+            providerUnavailable: true
+        )
+    }
+}
+
+@Suite struct MergedUnavailabilityTests {
+    @Test func aBindingOutageRefusedByTheMergeStillCountsAsUnavailable() async {
+        let challenges = InMemoryChallengeStore()
+        let call = MeteredCall(
+            environment: "development",
+            evidence: UnavailableThenRejected(),
+            profiles: challenges,
+            challenges: challenges,
+            allowances: AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc),
+            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 0, calendar: .utc),
+            upstream: ScriptedUpstream(.answered(status: 200, contentType: nil, body: []))
+        )
+        let sink = CapturingLogSink()
+        let route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
+        let request = MeteredRequest(
+            method: "POST",
+            rawPath: "/v1/generate",
+            headers: ["x-device-id": "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
+            body: []
+        )
+        let response = await call.handle(
+            request,
+            route: route,
+            now: Date(),
+            deadline: .after(.seconds(5)),
+            logger: Logger(sink: sink)
+        )
+        #expect(response.status == 403)
+        let line = sink.objects.last
+        #expect(line?["unavailable"] == .int(1) && line?["block"] == .int(1))
+    }
+}

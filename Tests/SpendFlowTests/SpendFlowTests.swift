@@ -1,0 +1,247 @@
+import AppTestSupport
+import AttestCore
+import DynamoDB
+import FoundationEssentials
+import Glibc
+import Synchronization
+import TestSupport
+import Testing
+
+let spendFlowMoto = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
+
+/// A fake paid AI API that can be told to fail, and counts what it served.
+final class Upstream: Sendable {
+    final class State: Sendable {
+        let failing = Atomic<Bool>(false)
+        let served = Atomic<Int>(0)
+    }
+
+    let state = State()
+    let server: LoopbackHTTPServer
+    var served: Int { state.served.load(ordering: .sequentiallyConsistent) }
+    func fail(_ failing: Bool) { state.failing.store(failing, ordering: .sequentiallyConsistent) }
+
+    init() throws {
+        let state = self.state
+        server = try LoopbackHTTPServer { _ in
+            if state.failing.load(ordering: .sequentiallyConsistent) {
+                return .respond(status: 503, body: Array(#"{"error":"overloaded"}"#.utf8))
+            }
+            state.served.add(1, ordering: .sequentiallyConsistent)
+            return .respond(
+                status: 200,
+                headers: [("Content-Type", "application/json")],
+                body: Array(#"{"cards":[]}"#.utf8)
+            )
+        }
+    }
+}
+
+/// Layers 2 and 3 and the gate through the real router, against moto and a fake upstream (issue 7):
+/// each layer holds when the others are beaten.
+@Suite(.enabled(if: spendFlowMoto != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct SpendFlowTests {
+    static let monitorRoute = JSONValue.object([
+        "method": "POST", "path": "/v1/tutor/{deckId}/{cardId}", "feature": "tutor", "mode": "monitor",
+        "upstreamPath": "/tutor", "allowance": .object(["firstDay": 50, "laterDays": 50]),
+    ])
+
+    static func enforceRoute(firstDay: Int = 14) -> JSONValue {
+        .object([
+            "method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "enforce",
+            "upstreamPath": "/generate",
+            "allowance": .object(["firstDay": .int(Int64(firstDay)), "laterDays": 9]),
+        ])
+    }
+
+    static func app(
+        upstream: Upstream,
+        ceiling: Int,
+        routes: [JSONValue] = [monitorRoute, enforceRoute()],
+        resending: Set<String> = []
+    ) async throws -> GateTestApp {
+        try await GateTestApp(
+            routes: GateTestApp.routes(routes),
+            settings: [
+                "AI_DAILY_CALL_BUDGET": String(ceiling), "UPSTREAM_URL": upstream.server.baseURL,
+                "PAID_CLAIM": "plan=paid",
+            ],
+            resending: resending
+        )
+    }
+
+    static func today(_ app: GateTestApp) -> String { LocalCalendar.utc.day(at: app.clock.now()).iso }
+
+    static func ceilingUsed(_ app: GateTestApp) async throws -> Int {
+        Int(try await app.row("AI_BUDGET#\(today(app))", "TOTAL")?["calls"]?.intValue ?? 0)
+    }
+
+    static func allowanceUsed(_ app: GateTestApp, device: String, feature: String) async throws -> Int {
+        Int(try await app.row("DEVICE#\(device)", "QUOTA#\(feature)#\(today(app))")?["count"]?.intValue ?? 0)
+    }
+
+    @Test func sixMintedIDsGetNothingInEnforceAndAreLoggedAsWouldBlockInMonitor() async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(upstream: upstream, ceiling: 100)
+        try await app.test { client in
+            for _ in 0..<6 {
+                let id = randomDeviceID()
+                let enforced = try await client.execute(
+                    "/v1/generate",
+                    headers: ["X-Device-ID": id],
+                    body: Array("{}".utf8)
+                )
+                #expect(enforced.status == 403 && enforced.error == "attestation_required")
+                let monitored = try await client.execute(
+                    "/v1/tutor/d1/c1",
+                    headers: ["X-Device-ID": id],
+                    body: Array("{}".utf8)
+                )
+                #expect(monitored.status == 200)
+            }
+        }
+        #expect(upstream.served == 6)
+        let lines = app.decisions
+        #expect(lines.filter { $0["route"] == "generation" && $0["block"] == .int(1) }.count == 6)
+        #expect(lines.filter { $0["route"] == "tutor" && $0["would_block"] == .int(1) }.count == 6)
+        // Nothing was reserved for the refused calls: no allowance rows, six ceiling units (the monitored ones).
+        #expect(try await Self.ceilingUsed(app) == 6)
+    }
+
+    @Test func aGenuineDeviceStopsAtItsAllowanceWithRetryAfter() async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(upstream: upstream, ceiling: 100, routes: [Self.enforceRoute(firstDay: 3)])
+        try await app.test { client in
+            var device = try client.iosDevice()
+            #expect(try await client.registerKey(device).status == 200)
+            for expected in ["2", "1", "0"] {
+                let response = try await client.metered(&device)
+                #expect(response.status == 200 && response.header("x-quota-remaining") == expected)
+            }
+            let refused = try await client.metered(&device)
+            #expect(refused.status == 429 && refused.error == "quota_exhausted")
+            #expect(Int(refused.header("retry-after") ?? "") ?? 0 > 0)
+            #expect(refused.header("x-attest-next-challenge") != nil)
+        }
+        #expect(upstream.served == 3)
+        #expect(app.decisions.last?["quota_exhausted"] == .int(1))
+    }
+
+    @Test func manyGenuineDevicesStopAtTheCeilingWhileAPayingUserPasses() async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(upstream: upstream, ceiling: 4, routes: [Self.enforceRoute(firstDay: 3)])
+        try await app.test { client in
+            var statuses: [Int] = []
+            for _ in 0..<3 {
+                var device = try client.iosDevice()
+                #expect(try await client.registerKey(device).status == 200)
+                for _ in 0..<2 { statuses.append(try await client.metered(&device).status) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 4)
+            #expect(statuses.filter { $0 == 503 }.count == 2)
+            let spent = try await client.execute("/v1/generate", body: Array("{}".utf8), claims: ["sub": "user-free"])
+            #expect(
+                spent.status == 503 && spent.error == "daily_budget_exhausted" && spent.header("retry-after") != nil
+            )
+            let paying = try await client.execute(
+                "/v1/generate",
+                body: Array("{}".utf8),
+                claims: ["sub": "user-paid", "plan": "paid"]
+            )
+            #expect(paying.status == 200)
+        }
+        #expect(try await Self.ceilingUsed(app) == 4)
+        let lines = app.decisions
+        #expect(lines.contains { $0["budget_exhausted"] == .int(1) })
+        #expect(lines.filter { $0["budget_warning"] == .int(1) }.count == 1)
+    }
+
+    @Test func theCeilingIsExactUnderRaces() async throws {
+        let upstream = try Upstream()
+        let k = 5
+        let app = try await Self.app(upstream: upstream, ceiling: k, routes: [Self.monitorRoute])
+        let statuses = try await app.test { client in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<(3 * k) {
+                    group.addTask {
+                        try await client.execute(
+                            "/v1/tutor/d/c",
+                            headers: ["X-Device-ID": randomDeviceID()],
+                            body: Array("{}".utf8)
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == k)
+        #expect(statuses.filter { $0 == 503 }.count == 2 * k)
+        #expect(try await Self.ceilingUsed(app) == k)
+    }
+
+    @Test(arguments: [Set<String>(), ["UpdateItem"]])
+    func anUpstreamOutageGivesEveryUnitBackExactlyOnce(resending: Set<String>) async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(
+            upstream: upstream,
+            ceiling: 100,
+            routes: [Self.monitorRoute],
+            resending: resending
+        )
+        let device = randomDeviceID()
+        try await app.test { client in
+            upstream.fail(true)
+            for _ in 0..<10 {
+                let response = try await client.execute(
+                    "/v1/tutor/d/c",
+                    headers: ["X-Device-ID": device],
+                    body: Array("{}".utf8)
+                )
+                #expect(response.status == 502 && response.error == "upstream_unavailable")
+            }
+            #expect(try await Self.ceilingUsed(app) == 0)
+            #expect(try await Self.allowanceUsed(app, device: device, feature: "tutor") == 0)
+            upstream.fail(false)
+            let recovered = try await client.execute(
+                "/v1/tutor/d/c",
+                headers: ["X-Device-ID": device],
+                body: Array("{}".utf8)
+            )
+            #expect(recovered.status == 200 && recovered.header("x-quota-remaining") == "49")
+        }
+        #expect(try await Self.ceilingUsed(app) == 1)
+        #expect(try await Self.allowanceUsed(app, device: device, feature: "tutor") == 1)
+        if !resending.isEmpty { #expect(app.transport.resent >= 22) }
+    }
+
+    @Test func resentReservationsAndTheWarningFlagCountOnce() async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(
+            upstream: upstream,
+            ceiling: 5,
+            routes: [Self.monitorRoute],
+            resending: ["UpdateItem"]
+        )
+        let device = randomDeviceID()
+        try await app.test { client in
+            for _ in 0..<5 {
+                let response = try await client.execute(
+                    "/v1/tutor/d/c",
+                    headers: ["X-Device-ID": device],
+                    body: Array("{}".utf8)
+                )
+                #expect(response.status == 200)
+            }
+            let over = try await client.execute(
+                "/v1/tutor/d/c",
+                headers: ["X-Device-ID": device],
+                body: Array("{}".utf8)
+            )
+            #expect(over.status == 503 && over.error == "daily_budget_exhausted")
+        }
+        #expect(try await Self.ceilingUsed(app) == 5)
+        #expect(try await Self.allowanceUsed(app, device: device, feature: "tutor") == 6)
+        #expect(app.decisions.filter { $0["budget_warning"] == .int(1) }.count == 1)
+        #expect(try await app.row("AI_BUDGET#\(Self.today(app))", "TOTAL")?["warned"] == .bool(true))
+    }
+}
