@@ -16,6 +16,28 @@ import threading
 
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
+from werkzeug.test import Client
+
+
+def warm_up(application):
+    """Load the DynamoDB and Secrets Manager backends before the port opens.
+
+    moto imports a service's backend on its first request, which takes seconds on a busy machine; under
+    the lock every other request would queue behind it and time out. Readiness checks poll the port,
+    so they see the server only once this is done.
+    """
+    client = Client(application)
+    for service, target in (("dynamodb", "DynamoDB_20120810.ListTables"), ("secretsmanager", "secretsmanager.ListSecrets")):
+        client.post(
+            "/",
+            data="{}",
+            headers={
+                "Content-Type": "application/x-amz-json-1.0",
+                "X-Amz-Target": target,
+                "Authorization": "AWS4-HMAC-SHA256 Credential=warmup/20260101/us-east-1/%s/aws4_request, "
+                "SignedHeaders=host, Signature=0" % service,
+            },
+        )
 
 
 def main():
@@ -26,6 +48,7 @@ def main():
     os.environ.setdefault("MOTO_PORT", str(args.port))
 
     application = DomainDispatcherApplication(create_backend_app)
+    warm_up(application)
     lock = threading.Lock()
 
     def serialised(environ, start_response):

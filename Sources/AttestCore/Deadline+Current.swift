@@ -4,8 +4,9 @@ extension Deadline {
     /// request outlives the invocation without every protocol method carrying a deadline argument.
     @TaskLocal package static var current: Deadline?
 
-    /// The deadline for one outbound call: `current` when set, else `fallback` from now.
-    package static func forCall(fallback: Duration = .seconds(5)) -> Deadline {
+    /// The deadline for one outbound call: `current` when set, else `fallback` from now (tools and tests,
+    /// which have no invocation deadline).
+    package static func forCall(fallback: Duration = .seconds(15)) -> Deadline {
         current ?? .after(fallback)
     }
 }

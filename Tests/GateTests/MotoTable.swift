@@ -31,7 +31,7 @@ enum MotoTable {
             random: SecureRandom()
         )
         let table = Table(name: "gate-\(Bytes.hex(SecureRandom().bytes(6)))")
-        _ = try await client.createTable(table, deadline: .after(.seconds(10)))
+        _ = try await client.createTable(table, deadline: .after(.seconds(30)))
         return GateTable(client: client, table: table, random: SecureRandom(), safety: safety)
     }
 
