@@ -52,7 +52,8 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is enabled. `fields` override metadata of the same name.
     public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
         guard level >= self.level else { return }
-        var object = metadata
+        var object = Logger.taskMetadata
+        for (key, value) in metadata { object[key] = value }
         for (key, value) in fields { object[key] = value }
         object["level"] = .string(level.name)
         object["message"] = .string(message)
@@ -63,6 +64,13 @@ public struct Logger: Sendable {
     public func info(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.info, message, fields) }
     public func warning(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.warning, message, fields) }
     public func error(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.error, message, fields) }
+}
+
+extension Logger {
+    /// Fields added to every line written from the current task tree, whichever logger writes it. The
+    /// runtime loop puts the invocation's `requestId` here, so loggers made at cold start (stores,
+    /// verifiers) tag an invocation's lines too. A logger's own metadata and fields take precedence.
+    @TaskLocal public static var taskMetadata: [String: JSONValue] = [:]
 }
 
 /// Where log lines go. Each call carries one complete line without its newline.

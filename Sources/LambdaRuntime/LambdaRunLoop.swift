@@ -63,7 +63,9 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         let log = context.logger
         let response: [UInt8]
         do {
-            response = try await handler.handle(invocation.body, context: context)
+            response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
+                try await handler.handle(invocation.body, context: context)
+            }
         } catch {
             log.error("handler failed", ["errorType": .string(Self.typeName(error))])
             let report = FunctionError(type: Self.typeName(error), message: "handler failed")

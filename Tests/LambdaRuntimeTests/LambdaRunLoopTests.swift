@@ -8,6 +8,7 @@ import Testing
 /// Echoes the event, throws on `throw`, and records what it saw.
 final class ScriptedHandler: LambdaHandler {
     struct Boom: Error {}
+    let coldStartSink = CapturingLogSink()
     private let seen = Mutex<[(String, String?)]>([])
 
     var requestIDsAndTraces: [(String, String?)] { seen.withLock { $0 } }
@@ -16,6 +17,8 @@ final class ScriptedHandler: LambdaHandler {
         let trace = getenv("_X_AMZN_TRACE_ID").map { String(cString: $0) }
         seen.withLock { $0.append((context.requestID, trace)) }
         context.logger.info("handling")
+        // A logger made elsewhere (at cold start, say) still tags this invocation's lines.
+        Logger(sink: coldStartSink).info("from a cold-start logger")
         if event == Array("throw".utf8) { throw Boom() }
         return event
     }
@@ -97,7 +100,11 @@ final class ScriptedHandler: LambdaHandler {
 
     @Test func everyHandlerLogLineCarriesTheRequestID() async {
         let client = FakeRuntimeAPIClient([invocation("r-77")])
-        _ = await LambdaRunLoop(client: client, handler: ScriptedHandler(), logger: logger).run()
+        let handler = ScriptedHandler()
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        let other = handler.coldStartSink.objects
+        #expect(other.count == 1)
+        #expect(other.first?["requestId"]?.stringValue == "r-77")
         let handling = sink.objects.filter { $0["message"]?.stringValue == "handling" }
         #expect(handling.count == 1)
         #expect(handling.first?["requestId"]?.stringValue == "r-77")
