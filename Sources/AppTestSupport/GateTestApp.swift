@@ -120,7 +120,7 @@ package final class GateTestApp: Sendable {
         )
     }
 
-    /// One `ROUTES` entry as JSON (`[...]` around it, or join several with `routes(_:)`).
+    /// A `ROUTES` value with one route (see `routeEntry` for the fields).
     package static func route(
         method: String = "POST",
         path: String = "/v1/generate",
@@ -133,12 +133,37 @@ package final class GateTestApp: Sendable {
         laterDays: Int = 100
     ) -> String {
         routes([
-            .object([
-                "method": .string(method), "path": .string(path), "feature": .string(feature), "mode": .string(mode),
-                "binding": .string(binding), "onUnavailable": .string(onUnavailable),
-                "upstreamPath": .string(upstreamPath),
-                "allowance": .object(["firstDay": .int(Int64(firstDay)), "laterDays": .int(Int64(laterDays))]),
-            ])
+            routeEntry(
+                method: method,
+                path: path,
+                feature: feature,
+                mode: mode,
+                binding: binding,
+                onUnavailable: onUnavailable,
+                upstreamPath: upstreamPath,
+                firstDay: firstDay,
+                laterDays: laterDays
+            )
+        ])
+    }
+
+    /// One `ROUTES` entry (design.md section 5); join several with `routes(_:)`.
+    package static func routeEntry(
+        method: String = "POST",
+        path: String = "/v1/generate",
+        feature: String = "generation",
+        mode: String,
+        binding: String = "request",
+        onUnavailable: String = "allow",
+        upstreamPath: String = "/generate",
+        firstDay: Int = 100,
+        laterDays: Int = 100
+    ) -> JSONValue {
+        .object([
+            "method": .string(method), "path": .string(path), "feature": .string(feature), "mode": .string(mode),
+            "binding": .string(binding), "onUnavailable": .string(onUnavailable),
+            "upstreamPath": .string(upstreamPath),
+            "allowance": .object(["firstDay": .int(Int64(firstDay)), "laterDays": .int(Int64(laterDays))]),
         ])
     }
 
