@@ -11,12 +11,19 @@ import Testing
 @Suite struct AndroidFlowTests {
     /// The app with Play Integrity pointed at a fresh fake Google; `onUnavailable: allow` on purpose: the
     /// merge must turn Play's `unavailable` into a refusal whatever the route's policy says.
-    static func start(_ extra: [String: String?] = [:]) async throws -> (GateTestApp, FakeGoogleProcess) {
+    static func start(
+        _ extra: [String: String?] = [:],
+        clock: TestClock = TestClock()
+    ) async throws -> (GateTestApp, FakeGoogleProcess) {
         let fake = try FakeGoogleProcess(serviceAccountJSON: try FakePlay.serviceAccountJSON())
         do {
             var settings = FakePlay.settings(fake)
             for (name, value) in extra { settings[name] = value }
-            let app = try await GateTestApp(routes: GateTestApp.route(mode: "enforce"), settings: settings)
+            let app = try await GateTestApp(
+                routes: GateTestApp.route(mode: "enforce"),
+                settings: settings,
+                clock: clock
+            )
             return (app, fake)
         } catch {
             fake.stop()
@@ -264,7 +271,8 @@ import Testing
     }
 
     @Test func aRevokedKeyIsUnavailableWithoutSpendingBudgetAndRefusedByTheMerge() async throws {
-        let (app, fake) = try await Self.start()
+        // Fixed: the 60 s back-off is measured on the app's clock only.
+        let (app, fake) = try await Self.start(clock: TestClock(fixed: Date()))
         defer { fake.stop() }
         try await app.test { client in
             try await fake.setTokenEndpointStatus(401, transport: CurlTransport())

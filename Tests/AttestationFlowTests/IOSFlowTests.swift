@@ -26,6 +26,11 @@ import Testing
                 if call > 1 { #expect(usedChallenge != nil) }
             }
             #expect(app.decisions.map { $0["outcome"]?.stringValue } == ["genuine", "genuine", "genuine"])
+            // Issue 5's store budget, as the decision line reports it through the router.
+            for decision in app.decisions {
+                #expect((decision["ddbRequests"]?.intValue ?? 99) <= 6)
+                #expect((decision["ddbSequential"]?.intValue ?? 99) <= 4)
+            }
 
             // Reinstall: the device ID survives in the Keychain, the key does not.
             let oldDevice = phone

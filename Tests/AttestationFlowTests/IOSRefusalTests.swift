@@ -48,7 +48,8 @@ import Testing
     }
 
     @Test func anExpiredChallengeIsRefusedWhileItsRowIsStillThere() async throws {
-        let clock = TestClock()
+        // A fixed clock: only the test moves it (a loaded machine's real seconds must not expire it early).
+        let clock = TestClock(fixed: Date())
         let app = try await GateTestApp(clock: clock)
         try await app.test { client in
             var phone = try await Self.registered(client)
@@ -82,7 +83,11 @@ import Testing
             var phone = try await Self.registered(client)
             let long = Bytes.base64(SecureRandom().bytes(33))
             phone.nextChallenge = long
+            app.transport.resetCounts()
             Self.expectRefused(try await client.metered(&phone), app, reason: "challenge.malformed")
+            // No spend and no key read; the only write is the next challenge's issue count (+ its put).
+            #expect(!app.transport.operations.contains("BatchGetItem"))
+            #expect(app.transport.operations.filter { $0 == "UpdateItem" }.count == 1)
 
             // Key registration with a 33-byte challenge: refused without a single DynamoDB request.
             let other = try client.iosDevice()
