@@ -10,10 +10,12 @@ APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 py
 	patchelf binutils python3-venv openssl
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
 
-.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table
+.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table \
+	demo run-check
 
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
+	@echo "             (SCRIPT=0 skips the session; make run-check plays it once and exits, as make test does)"
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
 	@echo "make setup | build | lint | format | clean | link-check"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
@@ -49,17 +51,29 @@ test-table: setup
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local ci-ddb-selftest
+test: setup lint unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local ci-ddb-selftest run-check
 
 clean:
 	rm -rf .build build
 
-## run: the local stack on 127.0.0.1 (local-harness/run.py: fake upstream + Lambda harness with the
-## release bootstrap) until Ctrl-C. PORT (8080) and INSTANCES (2) can be overridden.
+## run: the whole system on 127.0.0.1 (local-harness/run.py: moto + table, fake Google, fake upstream AI,
+## Lambda harness with the release bootstrap), the scripted session (attestgate-demo), then serving until
+## Ctrl-C. SCRIPT=0 skips the session; PORT (8080) and INSTANCES (2) can be overridden. docs/quickstart.md.
 PORT ?= 8080
 INSTANCES ?= 2
-run: build
-	$(PYTHON) local-harness/run.py --bootstrap .build/release/bootstrap --port $(PORT) --instances $(INSTANCES)
+SCRIPT ?= 1
+RUN_ARGS = --bootstrap .build/release/bootstrap --attestgate .build/release/attestgate \
+	--demo .build/release/attestgate-demo --instances $(INSTANCES)
+run: build demo
+	@$(PYTHON) local-harness/run.py $(RUN_ARGS) --port $(PORT) --script $(SCRIPT)
+
+## demo: the simulated devices and scripted session (not part of the Lambda zip).
+demo: setup
+	$(SWIFT) build -c release --static-swift-stdlib --product attestgate-demo
+
+## run-check: the same session, non-interactively, on free ports; fails if any step is not as expected.
+run-check: build demo
+	$(PYTHON) local-harness/run.py $(RUN_ARGS) --check
 
 ## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only).
 link-check: build

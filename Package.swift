@@ -105,6 +105,13 @@ let package = Package(
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
 
+        // make run's scripted session and a reference client (design.md wire format); not in the Lambda zip.
+        .executableTarget(
+            name: "attestgate-demo",
+            dependencies: ["SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
+            swiftSettings: strictSettings
+        ),
+
         // Fakes and loopback servers shared by the test targets (never linked into a product).
         module("TestSupport", ["HTTPClient", "AttestCore"]),
         // The real API handler in process against moto (GateTestApp): flows through the router.
