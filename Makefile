@@ -72,8 +72,10 @@ demo: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product attestgate-demo
 
 ## run-check: the same session, non-interactively, on free ports; fails if any step is not as expected.
+## Then the lifecycle: a second run is refused by name, SIGINT stops every process run.py started.
 run-check: build demo
 	$(PYTHON) local-harness/run.py $(RUN_ARGS) --check
+	$(PYTHON) local-harness/run_lifecycle_check.py $(RUN_ARGS)
 
 ## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only).
 link-check: build

@@ -28,7 +28,7 @@ def flashcards(body):
     if not isinstance(request, dict):
         request = {}
     if isinstance(request.get("question"), str):
-        return {"answer": "Think of it this way: " + request["question"].rstrip("?") + ". (fake tutor)"}
+        return {"answer": "A tutor's answer to: " + request["question"][:200] + " (fake upstream)"}
     text = request.get("text") if isinstance(request.get("text"), str) else ""
     sentences = [part.strip() for part in text.replace("?", ".").split(".") if part.strip()]
     wanted = request.get("cards") if isinstance(request.get("cards"), int) else 3

@@ -261,10 +261,8 @@ STEPS = [step_state, step_moto, step_google, step_upstream, step_lambda, step_se
 def print_serving(stack):
     front = stack.urls["front"]
     print("""
-Serving on %(front)s until Ctrl-C. Bootstrap logs: tail -f local-harness/.state/bootstrap.log
-(The session spent today's ceiling, so unpaid calls now answer 503 until the next `make run`; moto keeps
-its data in memory only.)
-
+Serving on %(front)s until Ctrl-C. Bootstrap logs: tail -f %(logs)s
+%(note)s
   # 1. a challenge for a device ID
   curl -s -X POST %(front)s/v1/attest/challenge -H 'X-Device-ID: %(device)s'
 
@@ -274,7 +272,10 @@ its data in memory only.)
   # 3. a paying signed-in user (the harness turns this header into JWT authorizer claims) -> 200 cards
   curl -s -X POST %(front)s/v1/generate -H 'X-Harness-JWT-Claims: {"sub":"me","plan":"paid"}' \\
        -d '{"text":"Mitochondria make ATP. Ribosomes build proteins.","cards":2}'
-""" % {"front": front, "device": DEMO_DEVICE})
+""" % {"front": front, "device": DEMO_DEVICE, "logs": os.path.relpath(os.path.join(stack.state, "bootstrap.log")),
+       "note": "(The session spent today's ceiling: unpaid calls now answer 503 daily_budget_exhausted until the\n"
+               "next `make run`, whose moto starts empty. These three still answer as described.)\n"
+               if stack.args.script else ""})
     sys.stdout.flush()
 
 
