@@ -39,11 +39,16 @@ lint:
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
 
+## Real decision lines of every in-process flow test, replayed through the alarms of infra/ after the tests.
+DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
+
 ## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
 unit-test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
-	local-harness/with_moto.sh $(SWIFT) test --skip-build
+	mkdir -p build && rm -f $(DECISION_LINES)
+	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build
+	$(PYTHON) infra/tests/check_metrics.py --lines $(DECISION_LINES)
 
 ## test-table: `attestgate table create|describe` against moto.
 test-table: setup
@@ -52,6 +57,8 @@ test-table: setup
 
 ## test: everything CI checks.
 test: setup lint unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local ci-ddb-selftest run-check
+	@echo "make test: every check passed"
+	@echo "checks: $(words $(filter-out setup,$^)) passed, 0 failed"
 
 clean:
 	rm -rf .build build
