@@ -334,6 +334,11 @@ def main(argv=None):
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # If whoever started us (make) is killed without us seeing Ctrl-C, stop as well (SIGTERM above).
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
     try:
         for step in STEPS:
             if stop.is_set():
