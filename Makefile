@@ -8,7 +8,7 @@ export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
 	patchelf binutils python3-venv openssl
-PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4
+PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2
 
 .PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table \
 	demo run-check
@@ -27,7 +27,7 @@ setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "apt-get install$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
-	@$(PYTHON) -c "import moto, boto3, flask, hcl2" 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_PACKAGES)
+	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2" 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
@@ -128,13 +128,22 @@ fuzz: setup
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=25
 
-## bench: App Attest verifications per second on one core next to `openssl speed` verify rates (issue 11 extends it).
-bench: setup
-	$(SWIFT) build -c release --product AppAttestBench
+## bench: the performance figures of docs/performance.md, one table (local-harness/bench.py): cold start
+## next to the Python stack, RSS over 10,000 metered calls, runtime-loop throughput, App Attest rates next to
+## `openssl speed`, DynamoDB requests and gate latency per iOS call against moto, sizes. Figures, not tests:
+## never part of `make test`. BENCH_ARGS=--quick for a short pass.
+BENCH_ARGS ?=
+bench: build
+	$(SWIFT) build -c release --static-swift-stdlib --product AppAttestBench
+	$(SWIFT) build -c release --static-swift-stdlib --product GateBench
+	@mkdir -p build
 	@rates=$$(openssl speed -seconds 3 ecdsap256 ecdsap384 2>/dev/null \
 	  | awk '/nistp256/ {p256=$$NF} /nistp384/ {p384=$$NF} END {print p256, p384}'); \
 	set -- $$rates; pin=$$(command -v taskset >/dev/null && echo "taskset -c 0"); \
-	$$pin .build/release/AppAttestBench --seconds 3 --openssl-p256 "$$1" --openssl-p384 "$$2"
+	$$pin .build/release/AppAttestBench --seconds 3 --openssl-p256 "$$1" --openssl-p384 "$$2" \
+	  | tee build/bench-appattest.txt
+	$(PYTHON) local-harness/bench.py --bin .build/release --app-attest build/bench-appattest.txt \
+	  --json build/bench.json $(BENCH_ARGS)
 
 ## ci-ddb-local: moto + the loss proxy on free loopback ports, then every conditional write of the product
 ## resent two ways, with controls, broken expressions and races (docs/resend-harness.md); always stopped after.

@@ -102,6 +102,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // make bench: a genuine iOS client timing metered calls through the local harness (local-harness/bench.py).
+        .executableTarget(
+            name: "GateBench",
+            dependencies: ["SimulatedDevice", "HTTPClient", "Crypto", "AttestCore"],
+            swiftSettings: strictSettings
+        ),
+
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
 

@@ -1,0 +1,667 @@
+#!/usr/bin/env python3
+"""`make bench`: how fast and how small AttestGate is, next to what a user would pick instead.
+
+Prints one table; every timed figure is the median of several runs with their min and max. Everything
+runs on 127.0.0.1: a timestamping Lambda Runtime API stub (raw sockets, this process), moto for DynamoDB,
+local-harness/fake_upstream.py for the AI API, local-harness/lambda_harness.py for the HTTP front, and
+.build/release/GateBench (a simulated genuine iOS device) for the gate figures. See docs/performance.md.
+
+usage: bench.py --bin .build/release [--app-attest-line LINE ...] [--quick] [--json OUT]
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import http.client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+API = b"/2018-06-01/runtime/invocation/"
+NEXT = b"/2018-06-01/runtime/invocation/next"
+MIB = 1024.0 * 1024.0
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listener():
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    return s
+
+
+def read_request(conn, buf):
+    """One HTTP/1.1 request from `conn` (keep-alive): (method, path, headers, body, rest) or None at EOF."""
+    while b"\r\n\r\n" not in buf:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        buf += chunk
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    lines = head.split(b"\r\n")
+    method, path, _ = lines[0].split(b" ", 2)
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get(b"content-length", b"0"))
+    if length > len(buf) and headers.get(b"expect", b"").lower() == b"100-continue":
+        conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+    while len(buf) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        buf += chunk
+    return method, path, headers, buf[:length], buf[length:]
+
+
+def reply(status, body=b"", headers=()):
+    head = ["HTTP/1.1 %d X" % status, "Content-Length: %d" % len(body)] + ["%s: %s" % h for h in headers]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def stats(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100.0 * (len(ordered) - 1))))]
+
+
+def memory(pid):
+    """VmHWM and VmRSS of `pid` in bytes."""
+    out = {}
+    with open("/proc/%d/status" % pid) as handle:
+        for line in handle:
+            if line.startswith(("VmHWM:", "VmRSS:")):
+                name, value = line.split(":", 1)
+                out[name] = int(value.split()[0]) * 1024
+    return out
+
+
+class Counter:
+    """A socket that only counts connections (the DynamoDB endpoint during cold start: must stay 0)."""
+
+    def __init__(self):
+        self.sock = listener()
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+
+# ------------------------------------------------------------------------------------------- cold start
+
+def first_next(sock, process, timeout=30):
+    """Accepts connections on `sock` until one sends a GET /next; returns perf_counter_ns at that moment."""
+    sock.settimeout(timeout)
+    while True:
+        conn, _ = sock.accept()
+        request = read_request(conn, b"")
+        stamp = time.perf_counter_ns()
+        if request and request[0] == b"GET" and request[1] == NEXT:
+            conn.close()
+            return stamp
+        conn.close()
+        if process.poll() is not None:
+            raise RuntimeError("process exited with %s before GET /next" % process.returncode)
+
+
+def cold_start(command, env, runs):
+    """Exec of `command` to its first GET /next on a fresh Runtime API stub, per run, in milliseconds."""
+    times = []
+    for _ in range(runs):
+        sock = listener()
+        run_env = dict(env, AWS_LAMBDA_RUNTIME_API="127.0.0.1:%d" % sock.getsockname()[1])
+        start = time.perf_counter_ns()
+        process = subprocess.Popen(command, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        try:
+            stamp = first_next(sock, process)
+        except (RuntimeError, socket.timeout) as error:
+            process.kill()
+            sys.exit("cold start of %s failed: %s\n%s" % (command[0], error, process.stderr.read().decode()))
+        times.append((stamp - start) / 1e6)
+        process.kill()
+        process.wait()
+        sock.close()
+    return times
+
+
+# ------------------------------------------------------------------------------------- runtime API stub
+
+class RuntimeStub:
+    """A fast Runtime API: every /next gets `event` until `limit` invocations were served; /next after that
+    is held until stop. `on_response(n)` runs after the n-th response arrived and before it is
+    acknowledged (the bootstrap is idle, waiting on that acknowledgement)."""
+
+    def __init__(self, event, limit, on_response=None):
+        self.event = event
+        self.limit = limit
+        self.on_response = on_response
+        self.served = 0
+        self.responses = 0
+        self.statuses = {}
+        self.stamps = []  # perf_counter_ns at each response
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        self.sock = listener()
+        self.endpoint = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        try:
+            while True:
+                request = read_request(conn, buf)
+                if request is None:
+                    return
+                method, path, headers, body, buf = request
+                conn.sendall(self._route(method, path, body))
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def _route(self, method, path, body):
+        if method == b"GET" and path == NEXT:
+            with self.lock:
+                number = self.served
+                self.served += 1
+            if number >= self.limit:
+                self.stop.wait()
+                return reply(500, b'{"errorType":"Stopped"}')
+            deadline = int(time.time() * 1000) + 30000
+            return reply(200, self.event, [
+                ("Content-Type", "application/json"),
+                ("Lambda-Runtime-Aws-Request-Id", "bench-%d" % number),
+                ("Lambda-Runtime-Deadline-Ms", str(deadline)),
+                ("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:000000000000:function:bench"),
+                ("Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Sampled=0"),
+            ])
+        if method == b"POST" and path.startswith(API) and path.endswith(b"/response"):
+            try:
+                status = json.loads(body).get("statusCode")
+            except ValueError:
+                status = "unparsable"
+            with self.lock:
+                self.responses += 1
+                number = self.responses
+                self.statuses[status] = self.statuses.get(status, 0) + 1
+                self.stamps.append(time.perf_counter_ns())
+            if self.on_response:
+                self.on_response(number)
+            if number >= self.limit:
+                self.done.set()
+            return reply(202, b'{"status":"OK"}')
+        if method == b"POST" and path.startswith(API) and path.endswith(b"/error"):
+            with self.lock:
+                self.responses += 1
+                self.statuses["error"] = self.statuses.get("error", 0) + 1
+                if self.responses >= self.limit:
+                    self.done.set()
+            return reply(202, b'{"status":"OK"}')
+        return reply(404, b'{"errorType":"NotFound"}')
+
+    def close(self):
+        self.stop.set()
+        self.sock.close()
+
+
+def api_event(method, path, headers, body):
+    now = int(time.time() * 1000)
+    return json.dumps({
+        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+        "headers": headers, "isBase64Encoded": False, "body": body,
+        "requestContext": {
+            "accountId": "000000000000", "apiId": "bench", "domainName": "127.0.0.1", "domainPrefix": "bench",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1",
+                     "userAgent": "bench"},
+            "requestId": str(uuid.uuid4()), "routeKey": "$default", "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()), "timeEpoch": now,
+        },
+    }).encode()
+
+
+def start_bootstrap(binary, env, stub):
+    run_env = dict(env, AWS_LAMBDA_RUNTIME_API=stub.endpoint)
+    return subprocess.Popen([binary], env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def throughput(binary, env, warmup, window, windows):
+    """Invocations per second of an unknown route (404, no store) in `windows` consecutive windows."""
+    event = api_event("GET", "/bench/not-a-route", {"x-device-id": str(uuid.uuid4())}, "")
+    stub = RuntimeStub(event, warmup + window * windows)
+    process = start_bootstrap(binary, env, stub)
+    finished = stub.done.wait(timeout=120)
+    stop(process)
+    stub.close()
+    if not finished:
+        sys.exit("throughput: only %d of %d invocations answered" % (stub.responses, stub.limit))
+    rates = []
+    for index in range(windows):
+        first = stub.stamps[warmup + index * window - 1]
+        last = stub.stamps[warmup + (index + 1) * window - 1]
+        rates.append(window / ((last - first) / 1e9))
+    return rates, stub.statuses
+
+
+# --------------------------------------------------------------------------------------- moto, upstream
+
+class Stack:
+    """Processes this run started, stopped in reverse order."""
+
+    def __init__(self):
+        self.processes = []
+
+    def spawn(self, command, **kwargs):
+        process = subprocess.Popen(command, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def close(self):
+        for process in reversed(self.processes):
+            stop(process)
+
+
+def start_moto(stack):
+    port = free_port()
+    stack.spawn([sys.executable, os.path.join(HERE, "moto_server.py"), "-H", "127.0.0.1", "-p", str(port)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = "http://127.0.0.1:%d" % port
+    for _ in range(300):
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            connection.request("GET", "/moto-api/")
+            connection.getresponse().read()
+            return url
+        except OSError:
+            time.sleep(0.1)
+    sys.exit("moto did not start")
+
+
+def start_upstream(stack, key_file):
+    process = stack.spawn([sys.executable, os.path.join(HERE, "fake_upstream.py"), "--key-file", key_file],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return json.loads(process.stdout.readline())["url"]
+
+
+def create_table(attestgate, env, table):
+    out = subprocess.run([attestgate, "table", "create", "--table", table], env=env, capture_output=True)
+    if out.returncode != 0:
+        sys.exit("table create failed: %s %s" % (out.stdout.decode(), out.stderr.decode()))
+
+
+class CountingProxy:
+    """Loopback proxy in front of moto that records every DynamoDB request: (operation, start, end) on
+    CLOCK_MONOTONIC, the clock GateBench stamps its calls with."""
+
+    def __init__(self, upstream_port):
+        self.records = []
+        records, lock = self.records, threading.Lock()
+        local = threading.local()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                start = time.monotonic_ns()
+                operation = self.headers.get("X-Amz-Target", "").rsplit(".", 1)[-1]
+                connection = getattr(local, "connection", None)
+                if connection is None:
+                    connection = local.connection = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection",)}
+                connection.request("POST", self.path, body=body, headers=headers)
+                answer = connection.getresponse()
+                payload = answer.read()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("content-length", "connection", "transfer-encoding", "server", "date"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                self.wfile.flush()
+                with lock:
+                    records.append((operation, start, time.monotonic_ns()))
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+def longest_chain(spans):
+    """The most requests among `spans` that ran strictly one after another (each starting after the
+    previous ended): the requests in sequence on the call's critical path."""
+    spans = sorted(spans, key=lambda span: span[1])
+    best = []
+    for index, (start, _end) in enumerate(spans):
+        before = [best[j] for j in range(index) if spans[j][1] <= start]
+        best.append(1 + (max(before) if before else 0))
+    return max(best) if best else 0
+
+
+def start_harness(stack, bootstrap, env):
+    command = [sys.executable, os.path.join(HERE, "lambda_harness.py"), "--bootstrap", bootstrap, "--quiet",
+               "--deadline-ms", "10000"]
+    for key, value in sorted(env.items()):
+        command += ["--env", "%s=%s" % (key, value)]
+    process = stack.spawn(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    info = json.loads(process.stdout.readline() or b"{}")
+    if not info.get("ready"):
+        sys.exit("lambda harness did not start")
+    return process, info
+
+
+# ------------------------------------------------------------------------------------------------- main
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="folder with release bootstrap, attestgate, GateBench")
+    parser.add_argument("--app-attest", help="file with AppAttestBench's output (rates next to openssl speed)")
+    parser.add_argument("--zip", default="build/attestgate-lambda.zip")
+    parser.add_argument("--quick", action="store_true", help="fewer runs (a smoke pass)")
+    parser.add_argument("--json", help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    binary = os.path.abspath(os.path.join(args.bin, "bootstrap"))
+    attestgate = os.path.abspath(os.path.join(args.bin, "attestgate"))
+    gatebench = os.path.abspath(os.path.join(args.bin, "GateBench"))
+    work = tempfile.mkdtemp(prefix="attestgate-bench-")
+    key_file = os.path.join(work, "upstream-key")
+    with open(key_file, "w") as handle:
+        handle.write(uuid.uuid4().hex + "\n")
+
+    rows = []  # (figure, median, min, max, unit, target, met)
+    figures = {}
+    stack = Stack()
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DYNAMODB", "_HANDLER"))}
+    base.update({"ATTESTGATE_ENV": "development", "TABLE_NAME": "attestgate-bench", "AWS_REGION": "us-east-1",
+                 "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "LOG_LEVEL": "error",
+                 "UPSTREAM_API_KEY_FILE": key_file, "GATE_MODE": "off", "AI_DAILY_CALL_BUDGET": "0"})
+    try:
+        # 1. Cold start: the DynamoDB endpoint and the upstream are sockets that only count connections.
+        dynamo_counter, upstream_counter = Counter(), Counter()
+        cold_env = dict(base, DYNAMODB_ENDPOINT="http://127.0.0.1:%d" % dynamo_counter.port,
+                        UPSTREAM_URL="http://127.0.0.1:%d" % upstream_counter.port)
+        cold_start([binary], cold_env, 2)  # page cache warm, as for every later run
+        swift = cold_start([binary], cold_env, 5 if quick else 21)
+        before_next = dynamo_counter.accepted + upstream_counter.accepted
+        reference = ("import boto3, cbor2, http.client, os\n"
+                     "from cryptography import x509\n"
+                     "from cryptography.hazmat.primitives.asymmetric import ec\n"
+                     "boto3.client('dynamodb', region_name='us-east-1', endpoint_url=os.environ['DYNAMODB_ENDPOINT'])\n"
+                     "host, port = os.environ['AWS_LAMBDA_RUNTIME_API'].split(':')\n"
+                     "c = http.client.HTTPConnection(host, int(port)); c.request('GET', '/2018-06-01/runtime/invocation/next')\n")
+        cold_start([sys.executable, "-c", reference], cold_env, 1)
+        python = cold_start([sys.executable, "-c", reference], cold_env, 3 if quick else 5)
+        figures["coldStartMs"], figures["pythonColdStartMs"] = stats(swift), stats(python)
+        figures["connectionsBeforeNext"] = before_next
+        ratio = statistics.median(python) / statistics.median(swift)
+        figures["coldStartRatio"] = ratio
+        rows.append(("cold start: exec → first GET /next", stats(swift), "ms", "≤ 10 ms",
+                     statistics.median(swift) <= 10))
+        rows.append(("  Python reference (boto3+cryptography+cbor2)", stats(python), "ms", "", None))
+        rows.append(("  ratio Python / bootstrap (medians)", {"median": ratio}, "×", "≥ 50×", ratio >= 50))
+        rows.append(("  DynamoDB/upstream connections before /next", {"median": before_next}, "", "0",
+                     before_next == 0))
+
+        # 2. Invocations per second through the runtime loop, unknown route (404), no store.
+        rates, statuses = throughput(binary, cold_env, 300, 1000 if quick else 3000, 3 if quick else 5)
+        figures["invocationsPerSecond"], figures["throughputStatuses"] = stats(rates), statuses
+        rows.append(("invocations/s, unknown route → 404 (no store)", stats(rates), "/s", "", None))
+
+        # 3. Peak RSS over metered calls: POST /v1/generate in GATE_MODE=off, against moto + fake upstream.
+        moto = start_moto(stack)
+        upstream = start_upstream(stack, key_file)
+        aws = dict(base, DYNAMODB_ENDPOINT=moto, UPSTREAM_URL=upstream)
+        create_table(attestgate, aws, "attestgate-bench")
+        routes = [{"method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "off",
+                   "allowance": {"firstDay": 100000, "laterDays": 100000}}]
+        rss_env = dict(aws, ROUTES=json.dumps(routes))
+        device = str(uuid.uuid4())
+        event = api_event("POST", "/v1/generate", {"x-device-id": device, "content-type": "application/json"},
+                          '{"prompt":"benchmark"}')
+        checkpoints = {1000, 10000} if not quick else {1000, 2000}
+        total = max(checkpoints)
+        samples = {}
+        process_box = []
+
+        def sample(number):
+            if number in checkpoints or number % 1000 == 0:
+                samples[number] = memory(process_box[0].pid)
+
+        stub = RuntimeStub(event, total, on_response=sample)
+        process = start_bootstrap(binary, rss_env, stub)
+        process_box.append(process)
+        started = time.monotonic()
+        finished = stub.done.wait(timeout=900)
+        elapsed = time.monotonic() - started
+        stop(process)
+        stub.close()
+        if not finished:
+            sys.exit("RSS run: only %d of %d invocations answered" % (stub.responses, total))
+        low, high = min(checkpoints), max(checkpoints)
+        figures["rss"] = {str(k): v for k, v in sorted(samples.items())}
+        figures["rssStatuses"], figures["rssSeconds"] = stub.statuses, elapsed
+        hwm_low, hwm_high = samples[low]["VmHWM"] / MIB, samples[high]["VmHWM"] / MIB
+        rss_values = [samples[k]["VmRSS"] / MIB for k in sorted(samples) if k >= low]
+        growth = hwm_high - hwm_low
+        rows.append(("peak RSS (VmHWM) after %d metered calls" % low, {"median": hwm_low}, "MiB", "≤ 20 MiB",
+                     hwm_low <= 20))
+        rows.append(("peak RSS (VmHWM) after %d metered calls" % high, {"median": hwm_high}, "MiB", "≤ 20 MiB",
+                     hwm_high <= 20))
+        rows.append(("  VmRSS at each 1,000 from %d to %d" % (low, high), stats(rss_values), "MiB", "", None))
+        rows.append(("  growth of VmHWM %d → %d" % (low, high), {"median": growth}, "MiB", "none (< 0.5 MiB)",
+                     growth < 0.5))
+
+        # 4. Gate: a genuine iOS device (GateBench) through the HTTP front; enforce vs off, same call.
+        root = os.path.join(work, "root.pem")
+        bench = stack.spawn([gatebench, "--root-out", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        if bench.stdout.readline().strip() != b"READY":
+            sys.exit("GateBench did not start")
+        gate_routes = [
+            {"method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "enforce",
+             "allowance": {"firstDay": 100000, "laterDays": 100000}},
+            {"method": "POST", "path": "/v1/generate-off", "feature": "generation_off", "mode": "off",
+             "upstreamPath": "/v1/generate", "allowance": {"firstDay": 100000, "laterDays": 100000}},
+        ]
+        gate_env = dict(aws, ROUTES=json.dumps(gate_routes), APPLE_TEAM_ID="ABCDE12345",
+                        APPLE_BUNDLE_IDS="com.example.gate", APP_ATTEST_ENVIRONMENT="development",
+                        APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_BUDGET="1000000")
+
+        def gate_run(endpoint, calls):
+            harness, info = start_harness(stack, binary, dict(gate_env, DYNAMODB_ENDPOINT=endpoint))
+            bench.stdin.write(("RUN %s /v1/generate /v1/generate-off %d\n" % (info["http"], calls)).encode())
+            bench.stdin.flush()
+            result = json.loads(bench.stdout.readline())
+            stop(harness)
+            return result
+
+        # 4a. DynamoDB requests per call, counted at a proxy in front of moto.
+        proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
+        counted = gate_run(proxy.url, 10 if quick else 30)
+        proxy.close()
+
+        def per_call(calls):
+            counts, chains, operations = [], [], {}
+            for start, end, _status in calls:
+                spans = [(s, e) for op, s, e in proxy.records if s >= start and e <= end]
+                for op, s, e in proxy.records:
+                    if s >= start and e <= end:
+                        operations[op] = operations.get(op, 0) + 1
+                counts.append(len(spans))
+                chains.append(longest_chain(spans))
+            return counts, chains, {op: n / float(len(calls)) for op, n in operations.items()}
+
+        enforce_counts, enforce_chains, enforce_ops = per_call(counted["enforce"])
+        off_counts, off_chains, _ = per_call(counted["off"])
+        statuses_enforce = sorted({status for _s, _e, status in counted["enforce"]})
+        figures["ddb"] = {"enforce": stats(enforce_counts), "enforceSequential": stats(enforce_chains),
+                          "off": stats(off_counts), "offSequential": stats(off_chains),
+                          "enforceOperations": enforce_ops, "enforceStatuses": statuses_enforce,
+                          "register": counted["register"]}
+        rows.append(("DynamoDB requests per iOS metered call (enforce)", stats(enforce_counts), "", "≤ 6",
+                     max(enforce_counts) <= 6))
+        rows.append(("  of which in sequence (critical path)", stats(enforce_chains), "", "≤ 4",
+                     max(enforce_chains) <= 4))
+        rows.append(("  same call, GATE_MODE off", stats(off_counts), "", "", None))
+
+        # 4b. Added latency: the same bootstrap straight against moto, enforce minus off.
+        timed = gate_run(moto, 40 if quick else 200)
+        enforce_ms = [(e - s) / 1e6 for s, e, _ in timed["enforce"]]
+        off_ms = [(e - s) / 1e6 for s, e, _ in timed["off"]]
+        bad = [status for _s, _e, status in timed["enforce"] + timed["off"] if status != 200]
+        figures["latency"] = {"enforce": stats(enforce_ms), "off": stats(off_ms),
+                              "enforceP99": percentile(enforce_ms, 99), "offP99": percentile(off_ms, 99),
+                              "non200": len(bad)}
+        added_median = statistics.median(enforce_ms) - statistics.median(off_ms)
+        added_p99 = percentile(enforce_ms, 99) - percentile(off_ms, 99)
+        rows.append(("iOS metered call, enforce (end to end via front)", stats(enforce_ms), "ms", "", None))
+        rows.append(("  same call, GATE_MODE off", stats(off_ms), "ms", "", None))
+        rows.append(("  gate's added latency, median", {"median": added_median}, "ms", "", None))
+        rows.append(("  gate's added latency, p99", {"median": added_p99}, "ms", "", None))
+        if bad or statuses_enforce != [200]:
+            rows.append(("  !! non-200 answers in the gate runs", {"median": len(bad)}, "", "0", False))
+        bench.stdin.write(b"QUIT\n")
+        bench.stdin.flush()
+    finally:
+        stack.close()
+
+    # 5. App Attest rates (AppAttestBench, run by the Makefile pinned to one core).
+    if args.app_attest and os.path.exists(args.app_attest):
+        with open(args.app_attest) as handle:
+            text = handle.read()
+        for line in text.splitlines():
+            parts = line.replace("(", " ").replace(")", " ").replace(",", " ").split()
+            if line.startswith(("attestations:", "assertions  :")):
+                name = "attestations" if line.startswith("attestations") else "assertions"
+                rate = float(parts[1].rstrip("/s")) if parts[1].endswith("/s") else float(parts[2].rstrip("/s"))
+                ratio = float(parts[parts.index("ratio") + 1]) if "ratio" in parts else None
+                reference = "P-384" if name == "attestations" else "P-256"
+                openssl = float(parts[parts.index("verify") + 1].rstrip("/s")) if "verify" in parts else None
+                figures[name] = {"perSecond": rate, "ratio": ratio, "opensslVerifyPerSecond": openssl}
+                rows.append(("App Attest %s/s, one core" % name, {"median": rate}, "/s", "", None))
+                if openssl is not None:
+                    rows.append(("  openssl speed ecdsa %s verify/s" % reference, {"median": openssl}, "/s", "",
+                                 None))
+                if ratio is not None:
+                    rows.append(("  ratio to openssl speed %s verify" % reference, {"median": ratio}, "×",
+                                 "≥ 0.9×", ratio >= 0.9))
+
+    # 6. Sizes.
+    for name in ("bootstrap", "attestgate"):
+        path = os.path.join(args.bin, name)
+        if os.path.exists(path):
+            size = os.path.getsize(path) / MIB
+            figures[name + "BinaryMiB"] = size
+            rows.append(("%s binary (release, unstripped)" % name, {"median": size}, "MiB", "", None))
+    if os.path.exists(args.zip):
+        size = os.path.getsize(args.zip) / MIB
+        figures["zipMiB"] = size
+        rows.append(("Lambda zip (make package)", {"median": size}, "MiB", "≤ 50 MiB (Lambda)", size <= 50))
+    else:
+        rows.append(("Lambda zip: not built (run make package)", {"median": float("nan")}, "", "", None))
+
+    print_table(rows)
+    if args.json:
+        figures["machine"] = machine()
+        with open(args.json, "w") as handle:
+            json.dump(figures, handle, indent=2, sort_keys=True)
+    return 0 if all(row[4] is not False for row in rows) else 0
+
+
+def fmt(value):
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:
+        return "-"
+    if abs(value) >= 1000:
+        return "%.0f" % value
+    if abs(value) >= 100:
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def machine():
+    model = "unknown"
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as handle:
+        total = int(handle.readline().split()[1]) // 1024
+    return {"nproc": os.cpu_count(), "cpu": model, "memoryMiB": total}
+
+
+def print_table(rows):
+    info = machine()
+    print("\nAttestGate bench — %d cores, %s, %d MiB, %s" % (info["nproc"], info["cpu"], info["memoryMiB"],
+                                                           time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    header = ("figure", "median", "min", "max", "unit", "target", "")
+    widths = [max(len(header[0]), max(len(r[0]) for r in rows)), 10, 10, 10, 4, 18, 6]
+    line = "  ".join(h.ljust(w) if i in (0, 4, 5, 6) else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
+    print(line)
+    print("-" * len(line))
+    for name, values, unit, target, met in rows:
+        cells = [name, fmt(values.get("median")), fmt(values.get("min")), fmt(values.get("max")), unit, target,
+                 {True: "met", False: "MISSED", None: ""}[met]]
+        print("  ".join(c.ljust(w) if i in (0, 4, 5, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
