@@ -133,7 +133,7 @@ fuzz-smoke:
 ## `openssl speed`, DynamoDB requests and gate latency per iOS call against moto, sizes. Figures, not tests:
 ## never part of `make test`. BENCH_ARGS=--quick for a short pass.
 BENCH_ARGS ?=
-bench: build
+bench: package
 	$(SWIFT) build -c release --static-swift-stdlib --product AppAttestBench
 	$(SWIFT) build -c release --static-swift-stdlib --product GateBench
 	@mkdir -p build

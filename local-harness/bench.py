@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 import uuid
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import http.client
 
@@ -84,11 +85,11 @@ def percentile(values, p):
 
 
 def memory(pid):
-    """VmHWM and VmRSS of `pid` in bytes."""
+    """VmHWM, VmRSS and its split (RssAnon: heap and stacks; RssFile: mapped binary and libraries) in bytes."""
     out = {}
     with open("/proc/%d/status" % pid) as handle:
         for line in handle:
-            if line.startswith(("VmHWM:", "VmRSS:")):
+            if line.startswith(("VmHWM:", "VmRSS:", "RssAnon:", "RssFile:")):
                 name, value = line.split(":", 1)
                 out[name] = int(value.split()[0]) * 1024
     return out
@@ -131,8 +132,9 @@ def first_next(sock, process, timeout=30):
 
 
 def cold_start(command, env, runs):
-    """Exec of `command` to its first GET /next on a fresh Runtime API stub, per run, in milliseconds."""
-    times = []
+    """Exec of `command` to its first GET /next on a fresh Runtime API stub, per run, in milliseconds, and
+    the process's CPU time (user + system, from wait4) by then: the part machine load does not inflate."""
+    times, cpu = [], []
     for _ in range(runs):
         sock = listener()
         run_env = dict(env, AWS_LAMBDA_RUNTIME_API="127.0.0.1:%d" % sock.getsockname()[1])
@@ -146,9 +148,12 @@ def cold_start(command, env, runs):
             sys.exit("cold start of %s failed: %s\n%s" % (command[0], error, process.stderr.read().decode()))
         times.append((stamp - start) / 1e6)
         process.kill()
-        process.wait()
+        process.stderr.close()
+        _, _, usage = os.wait4(process.pid, 0)
+        process.returncode = -9
+        cpu.append((usage.ru_utime + usage.ru_stime) * 1000)
         sock.close()
-    return times
+    return times, cpu
 
 
 # ------------------------------------------------------------------------------------- runtime API stub
@@ -158,8 +163,9 @@ class RuntimeStub:
     is held until stop. `on_response(n)` runs after the n-th response arrived and before it is
     acknowledged (the bootstrap is idle, waiting on that acknowledgement)."""
 
-    def __init__(self, event, limit, on_response=None):
+    def __init__(self, event, limit, on_response=None, deadline_ms=30000):
         self.event = event
+        self.deadline_ms = deadline_ms
         self.limit = limit
         self.on_response = on_response
         self.served = 0
@@ -204,7 +210,7 @@ class RuntimeStub:
             if number >= self.limit:
                 self.stop.wait()
                 return reply(500, b'{"errorType":"Stopped"}')
-            deadline = int(time.time() * 1000) + 30000
+            deadline = int(time.time() * 1000) + self.deadline_ms
             return reply(200, self.event, [
                 ("Content-Type", "application/json"),
                 ("Lambda-Runtime-Aws-Request-Id", "bench-%d" % number),
@@ -291,6 +297,56 @@ def throughput(binary, env, warmup, window, windows):
 
 
 # --------------------------------------------------------------------------------------- moto, upstream
+class FakeDynamo:
+    """DynamoDB's JSON API reduced to what a metered call in GATE_MODE=off with no ceiling sends: every
+    UpdateItem succeeds and returns (ALL_NEW) the row's keys, `first_seen` = today and `count` = 1. It
+    answers at once (moto needs ~10-70 ms a request on a loaded machine, which would make 10,000 calls
+    take far more than the few minutes `make bench` may use). Requests are counted by operation."""
+
+    def __init__(self):
+        self.operations = {}
+        self.lock = threading.Lock()
+        self.sock = listener()
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        try:
+            while True:
+                request = read_request(conn, buf)
+                if request is None:
+                    return
+                _method, _path, headers, body, buf = request
+                operation = headers.get(b"x-amz-target", b"").decode().rsplit(".", 1)[-1]
+                with self.lock:
+                    self.operations[operation] = self.operations.get(operation, 0) + 1
+                if operation != "UpdateItem":
+                    conn.sendall(reply(400, b'{"__type":"com.amazon.coral.validate#ValidationException",'
+                                            b'"message":"bench fake: UpdateItem only"}',
+                                       [("Content-Type", "application/x-amz-json-1.0")]))
+                    continue
+                key = json.loads(body).get("Key", {})
+                row = dict(key, first_seen={"S": time.strftime("%Y-%m-%d", time.gmtime())}, count={"N": "1"})
+                conn.sendall(reply(200, json.dumps({"Attributes": row}).encode(),
+                                   [("Content-Type", "application/x-amz-json-1.0")]))
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
 
 class Stack:
     """Processes this run started, stopped in reverse order."""
@@ -347,6 +403,9 @@ class CountingProxy:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body are two writes: without TCP_NODELAY the body waits for the client's delayed ACK
+            # (~40 ms per answer on Linux).
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):
                 pass
@@ -438,7 +497,7 @@ def main(argv=None):
         cold_env = dict(base, DYNAMODB_ENDPOINT="http://127.0.0.1:%d" % dynamo_counter.port,
                         UPSTREAM_URL="http://127.0.0.1:%d" % upstream_counter.port)
         cold_start([binary], cold_env, 2)  # page cache warm, as for every later run
-        swift = cold_start([binary], cold_env, 5 if quick else 21)
+        swift, swift_cpu = cold_start([binary], cold_env, 5 if quick else 21)
         before_next = dynamo_counter.accepted + upstream_counter.accepted
         reference = ("import boto3, cbor2, http.client, os\n"
                      "from cryptography import x509\n"
@@ -447,7 +506,7 @@ def main(argv=None):
                      "host, port = os.environ['AWS_LAMBDA_RUNTIME_API'].split(':')\n"
                      "c = http.client.HTTPConnection(host, int(port)); c.request('GET', '/2018-06-01/runtime/invocation/next')\n")
         cold_start([sys.executable, "-c", reference], cold_env, 1)
-        python = cold_start([sys.executable, "-c", reference], cold_env, 3 if quick else 5)
+        python, python_cpu = cold_start([sys.executable, "-c", reference], cold_env, 3 if quick else 5)
         figures["coldStartMs"], figures["pythonColdStartMs"] = stats(swift), stats(python)
         figures["connectionsBeforeNext"] = before_next
         ratio = statistics.median(python) / statistics.median(swift)
@@ -456,6 +515,11 @@ def main(argv=None):
                      statistics.median(swift) <= 10))
         rows.append(("  Python reference (boto3+cryptography+cbor2)", stats(python), "ms", "", None))
         rows.append(("  ratio Python / bootstrap (medians)", {"median": ratio}, "×", "≥ 50×", ratio >= 50))
+        cpu_ratio = statistics.median(python_cpu) / statistics.median(swift_cpu)
+        figures["coldStartCpuMs"], figures["pythonColdStartCpuMs"] = stats(swift_cpu), stats(python_cpu)
+        rows.append(("  CPU time to /next (user+sys), bootstrap", stats(swift_cpu), "ms", "", None))
+        rows.append(("  CPU time to /next (user+sys), Python", stats(python_cpu), "ms", "", None))
+        rows.append(("  ratio of CPU times (medians)", {"median": cpu_ratio}, "×", "", None))
         rows.append(("  DynamoDB/upstream connections before /next", {"median": before_next}, "", "0",
                      before_next == 0))
 
@@ -464,51 +528,69 @@ def main(argv=None):
         figures["invocationsPerSecond"], figures["throughputStatuses"] = stats(rates), statuses
         rows.append(("invocations/s, unknown route → 404 (no store)", stats(rates), "/s", "", None))
 
-        # 3. Peak RSS over metered calls: POST /v1/generate in GATE_MODE=off, against moto + fake upstream.
-        moto = start_moto(stack)
+        # 3. Peak RSS over metered calls: POST /v1/generate in GATE_MODE=off (no ceiling): allowance and
+        #    profile writes signed and sent to a fake DynamoDB, then the fake upstream, then the decision line.
+        #    Run twice: with the deployed function timeout as each invocation's deadline (29 s,
+        #    infra/variables.tf) and with 2 s, which separates memory held until a deadline from a leak.
         upstream = start_upstream(stack, key_file)
-        aws = dict(base, DYNAMODB_ENDPOINT=moto, UPSTREAM_URL=upstream)
-        create_table(attestgate, aws, "attestgate-bench")
         routes = [{"method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "off",
                    "allowance": {"firstDay": 100000, "laterDays": 100000}}]
-        rss_env = dict(aws, ROUTES=json.dumps(routes))
         device = str(uuid.uuid4())
         event = api_event("POST", "/v1/generate", {"x-device-id": device, "content-type": "application/json"},
                           '{"prompt":"benchmark"}')
         checkpoints = {1000, 10000} if not quick else {1000, 2000}
-        total = max(checkpoints)
-        samples = {}
-        process_box = []
-
-        def sample(number):
-            if number in checkpoints or number % 1000 == 0:
-                samples[number] = memory(process_box[0].pid)
-
-        stub = RuntimeStub(event, total, on_response=sample)
-        process = start_bootstrap(binary, rss_env, stub)
-        process_box.append(process)
-        started = time.monotonic()
-        finished = stub.done.wait(timeout=900)
-        elapsed = time.monotonic() - started
-        stop(process)
-        stub.close()
-        if not finished:
-            sys.exit("RSS run: only %d of %d invocations answered" % (stub.responses, total))
         low, high = min(checkpoints), max(checkpoints)
-        figures["rss"] = {str(k): v for k, v in sorted(samples.items())}
-        figures["rssStatuses"], figures["rssSeconds"] = stub.statuses, elapsed
-        hwm_low, hwm_high = samples[low]["VmHWM"] / MIB, samples[high]["VmHWM"] / MIB
-        rss_values = [samples[k]["VmRSS"] / MIB for k in sorted(samples) if k >= low]
-        growth = hwm_high - hwm_low
-        rows.append(("peak RSS (VmHWM) after %d metered calls" % low, {"median": hwm_low}, "MiB", "≤ 20 MiB",
-                     hwm_low <= 20))
-        rows.append(("peak RSS (VmHWM) after %d metered calls" % high, {"median": hwm_high}, "MiB", "≤ 20 MiB",
-                     hwm_high <= 20))
-        rows.append(("  VmRSS at each 1,000 from %d to %d" % (low, high), stats(rss_values), "MiB", "", None))
-        rows.append(("  growth of VmHWM %d → %d" % (low, high), {"median": growth}, "MiB", "none (< 0.5 MiB)",
-                     growth < 0.5))
+
+        def rss_run(deadline_ms):
+            fake_dynamo = FakeDynamo()
+            rss_env = dict(base, DYNAMODB_ENDPOINT=fake_dynamo.url, UPSTREAM_URL=upstream,
+                           ROUTES=json.dumps(routes), LOG_LEVEL="info")
+            samples, process_box = {}, []
+
+            def sample(number):
+                if number in checkpoints or number % 1000 == 0:
+                    samples[number] = memory(process_box[0].pid)
+
+            stub = RuntimeStub(event, high, on_response=sample, deadline_ms=deadline_ms)
+            process = start_bootstrap(binary, rss_env, stub)
+            process_box.append(process)
+            started = time.monotonic()
+            finished = stub.done.wait(timeout=600)
+            elapsed = time.monotonic() - started
+            stop(process)
+            stub.close()
+            fake_dynamo.close()
+            if not finished:
+                sys.exit("RSS run: only %d of %d invocations answered" % (stub.responses, high))
+            figures["rss%ds" % (deadline_ms // 1000)] = {
+                "samples": {str(k): v for k, v in sorted(samples.items())}, "statuses": stub.statuses,
+                "seconds": elapsed, "dynamoRequests": fake_dynamo.operations}
+            return samples, stub.statuses, high / elapsed
+
+        for deadline_ms in (29000, 2000):
+            samples, statuses, rate = rss_run(deadline_ms)
+            label = "deadline %d s" % (deadline_ms // 1000)
+            hwm_low, hwm_high = samples[low]["VmHWM"] / MIB, samples[high]["VmHWM"] / MIB
+            growth = hwm_high - hwm_low
+            rows.append(("peak RSS (VmHWM) after %d metered calls, %s" % (low, label), {"median": hwm_low}, "MiB",
+                         "≤ 20 MiB", hwm_low <= 20))
+            rows.append(("peak RSS (VmHWM) after %d metered calls, %s" % (high, label), {"median": hwm_high},
+                         "MiB", "≤ 20 MiB", hwm_high <= 20))
+            rows.append(("  growth of VmHWM %d → %d" % (low, high), {"median": growth}, "MiB",
+                         "none (< 0.5 MiB)", growth < 0.5))
+            rows.append(("  of VmRSS at %d: anonymous (heap, stacks)" % high,
+                         {"median": samples[high]["RssAnon"] / MIB}, "MiB", "", None))
+            rows.append(("  of VmRSS at %d: file-backed (binary, libraries)" % high,
+                         {"median": samples[high]["RssFile"] / MIB}, "MiB", "", None))
+            rows.append(("  metered calls/s in this run (fake DynamoDB)", {"median": rate}, "/s", "", None))
+            if statuses != {200: high}:
+                rows.append(("  !! non-200 answers in the RSS run", {"median": high - statuses.get(200, 0)}, "",
+                             "0", False))
 
         # 4. Gate: a genuine iOS device (GateBench) through the HTTP front; enforce vs off, same call.
+        moto = start_moto(stack)
+        aws = dict(base, DYNAMODB_ENDPOINT=moto, UPSTREAM_URL=upstream)
+        create_table(attestgate, aws, "attestgate-bench")
         root = os.path.join(work, "root.pem")
         bench = stack.spawn([gatebench, "--root-out", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         if bench.stdout.readline().strip() != b"READY":
@@ -559,6 +641,9 @@ def main(argv=None):
         rows.append(("  of which in sequence (critical path)", stats(enforce_chains), "", "≤ 4",
                      max(enforce_chains) <= 4))
         rows.append(("  same call, GATE_MODE off", stats(off_counts), "", "", None))
+        request_ms = [(e - s) / 1e6 for _op, s, e in proxy.records]
+        figures["motoRequestMs"] = stats(request_ms)
+        rows.append(("  one DynamoDB request at moto (via the proxy)", stats(request_ms), "ms", "", None))
 
         # 4b. Added latency: the same bootstrap straight against moto, enforce minus off.
         timed = gate_run(moto, 40 if quick else 200)
@@ -568,12 +653,16 @@ def main(argv=None):
         figures["latency"] = {"enforce": stats(enforce_ms), "off": stats(off_ms),
                               "enforceP99": percentile(enforce_ms, 99), "offP99": percentile(off_ms, 99),
                               "non200": len(bad)}
-        added_median = statistics.median(enforce_ms) - statistics.median(off_ms)
-        added_p99 = percentile(enforce_ms, 99) - percentile(off_ms, 99)
+        # Each enforce call is paired with the off call right after it (same device, same moment), so
+        # machine load hits both halves of a pair alike; the figures are the pairs' differences.
+        added = [e - o for e, o in zip(enforce_ms, off_ms)]
+        added_median, added_p99 = statistics.median(added), percentile(added, 99)
+        figures["latency"]["addedMedian"], figures["latency"]["addedP99"] = added_median, added_p99
         rows.append(("iOS metered call, enforce (end to end via front)", stats(enforce_ms), "ms", "", None))
         rows.append(("  same call, GATE_MODE off", stats(off_ms), "ms", "", None))
-        rows.append(("  gate's added latency, median", {"median": added_median}, "ms", "", None))
-        rows.append(("  gate's added latency, p99", {"median": added_p99}, "ms", "", None))
+        rows.append(("  gate's added latency (enforce − off pairs), median", {"median": added_median, "min": min(added),
+                     "max": max(added)}, "ms", "", None))
+        rows.append(("  gate's added latency (enforce − off pairs), p99", {"median": added_p99}, "ms", "", None))
         if bad or statuses_enforce != [200]:
             rows.append(("  !! non-200 answers in the gate runs", {"median": len(bad)}, "", "0", False))
         bench.stdin.write(b"QUIT\n")
@@ -613,6 +702,15 @@ def main(argv=None):
         size = os.path.getsize(args.zip) / MIB
         figures["zipMiB"] = size
         rows.append(("Lambda zip (make package)", {"median": size}, "MiB", "≤ 50 MiB (Lambda)", size <= 50))
+        with zipfile.ZipFile(args.zip) as archive:
+            members = {info.filename: info.file_size for info in archive.infolist()}
+        unzipped = sum(members.values()) / MIB
+        figures["unzippedMiB"] = unzipped
+        rows.append(("  unzipped", {"median": unzipped}, "MiB", "≤ 250 MiB (Lambda)", unzipped <= 250))
+        for name in ("bootstrap", "attestgate"):
+            if name in members:
+                figures[name + "InZipMiB"] = members[name] / MIB
+                rows.append(("  %s in the zip (stripped)" % name, {"median": members[name] / MIB}, "MiB", "", None))
     else:
         rows.append(("Lambda zip: not built (run make package)", {"median": float("nan")}, "", "", None))
 
@@ -645,13 +743,14 @@ def machine():
                 break
     with open("/proc/meminfo") as handle:
         total = int(handle.readline().split()[1]) // 1024
-    return {"nproc": os.cpu_count(), "cpu": model, "memoryMiB": total}
+    return {"nproc": os.cpu_count(), "cpu": model, "memoryMiB": total, "loadAverage": os.getloadavg()[0]}
 
 
 def print_table(rows):
     info = machine()
-    print("\nAttestGate bench — %d cores, %s, %d MiB, %s" % (info["nproc"], info["cpu"], info["memoryMiB"],
-                                                           time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    print("\nAttestGate bench — %d cores, %s, %d MiB, load average %.1f, %s" % (
+        info["nproc"], info["cpu"], info["memoryMiB"], info["loadAverage"],
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     header = ("figure", "median", "min", "max", "unit", "target", "")
     widths = [max(len(header[0]), max(len(r[0]) for r in rows)), 10, 10, 10, 4, 18, 6]
     line = "  ".join(h.ljust(w) if i in (0, 4, 5, 6) else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
