@@ -603,13 +603,26 @@ def main(argv=None):
         ]
         gate_env = dict(aws, ROUTES=json.dumps(gate_routes), APPLE_TEAM_ID="ABCDE12345",
                         APPLE_BUNDLE_IDS="com.example.gate", APP_ATTEST_ENVIRONMENT="development",
-                        APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_BUDGET="1000000")
+                        APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_BUDGET="1000000", LOG_LEVEL="info")
 
         def gate_run(endpoint, calls):
             harness, info = start_harness(stack, binary, dict(gate_env, DYNAMODB_ENDPOINT=endpoint))
             bench.stdin.write(("RUN %s /v1/generate /v1/generate-off %d\n" % (info["http"], calls)).encode())
             bench.stdin.flush()
             result = json.loads(bench.stdout.readline())
+            # The decision lines' own count of DynamoDB requests (ddbRequests / ddbSequential), by route.
+            control = info["control"].rsplit(":", 1)
+            connection = http.client.HTTPConnection("127.0.0.1", int(control[1]), timeout=10)
+            connection.request("GET", "/logs")
+            result["decisions"] = {}
+            for entry in json.loads(connection.getresponse().read()):
+                try:
+                    line = json.loads(entry["line"])
+                except ValueError:
+                    continue
+                if isinstance(line, dict) and line.get("logger") == "attestgate.decision" and "ddbRequests" in line:
+                    result["decisions"].setdefault(line.get("route"), []).append(
+                        (line["ddbRequests"], line.get("ddbSequential")))
             stop(harness)
             return result
 
@@ -641,6 +654,17 @@ def main(argv=None):
         rows.append(("  of which in sequence (critical path)", stats(enforce_chains), "", "≤ 4",
                      max(enforce_chains) <= 4))
         rows.append(("  same call, GATE_MODE off", stats(off_counts), "", "", None))
+        logged = counted["decisions"].get("generation", [])
+        figures["ddb"]["decisionLine"] = counted["decisions"]
+        if logged:
+            rows.append(("  per the decision line: ddbRequests (enforce)", stats([n for n, _ in logged]), "", "≤ 6",
+                         max(n for n, _ in logged) <= 6))
+            if all(q is not None for _, q in logged):
+                rows.append(("  per the decision line: ddbSequential (enforce)", stats([q for _, q in logged]), "",
+                             "≤ 4", max(q for _, q in logged) <= 4))
+        else:
+            rows.append(("  decision line without ddbRequests (proxy count only)", {"median": float("nan")}, "", "",
+                         None))
         request_ms = [(e - s) / 1e6 for _op, s, e in proxy.records]
         figures["motoRequestMs"] = stats(request_ms)
         rows.append(("  one DynamoDB request at moto (via the proxy)", stats(request_ms), "ms", "", None))
