@@ -703,7 +703,7 @@ def main(argv=None):
             if line.startswith(("attestations:", "assertions  :", "assertions (stored DER key):")):
                 name = {"at": "attestations", "as": "assertions"}[line[:2]]
                 if "stored DER key" in line:
-                    name = "assertions incl. parsing the stored DER key (as the gate does)"
+                    name = "assertions incl. stored-key parse (gate)"
                     parts = parts[4:]
                     parts.insert(0, "assertions:")
                 rate = float(parts[1].rstrip("/s")) if parts[1].endswith("/s") else float(parts[2].rstrip("/s"))
