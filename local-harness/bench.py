@@ -748,7 +748,7 @@ def main(argv=None):
         figures["machine"] = machine()
         with open(args.json, "w") as handle:
             json.dump(figures, handle, indent=2, sort_keys=True)
-    return 0 if all(row[4] is not False for row in rows) else 0
+    return 0  # figures, not a test: a missed target is reported in the table, not by the exit status
 
 
 def fmt(value):
