@@ -9,6 +9,9 @@ internal import Synchronization
 /// if the deadline comes first, the caller gets `nil` at once and the orphaned send finishes (and is
 /// dropped) in the background, bounded by its own timeout.
 enum DeadlineRace {
+    /// How long the deadline timer sleeps at a time.
+    static let nap: Duration = .milliseconds(250)
+
     static func send(
         _ request: HTTPRequest,
         through transport: any HTTPTransport,
@@ -17,8 +20,14 @@ enum DeadlineRace {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, any Error>?, Never>) in
             let once = ResumeOnce(continuation)
             let timer = Task {
-                try? await Task.sleep(until: deadline.instant, clock: .continuous)
-                once.resume(nil)  // a no-op when the send answered first
+                // Short naps, not one sleep to the deadline: on Linux a cancelled sleep keeps its timer
+                // (and the task) allocated until the time it was due, so a 29 s sleep per request held
+                // memory for 29 s after every answer (make bench: +13 MiB over 10,000 calls). A nap is
+                // abandoned within `nap` of the cancel.
+                while !Task.isCancelled, deadline.remaining > .zero {
+                    try? await Task.sleep(for: min(Self.nap, deadline.remaining))
+                }
+                if !Task.isCancelled { once.resume(nil) }  // a no-op when the send answered first
             }
             Task {
                 let result: Result<HTTPResponse, any Error>
