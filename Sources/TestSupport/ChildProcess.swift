@@ -10,6 +10,9 @@ public final class ChildProcess: Sendable {
     private let state = Mutex<(buffer: [UInt8], exited: Bool)>(([], false))
 
     /// Spawns `arguments[0]` (looked up in `PATH`) with exactly `environment`.
+    /// Where every child's stderr is appended (harness logs for debugging a failed run).
+    public static let stderrLog = "/tmp/attestgate-test-children.log"
+
     public init(_ arguments: [String], environment: [String: String]) throws {
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
@@ -21,6 +24,9 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addclose(&actions, input[1])
         posix_spawn_file_actions_addclose(&actions, output[0])
+        // stderr goes to a log file, never to the test runner's own stderr: a child orphaned by a crashed
+        // test process would otherwise hold `swift test`'s output pipe open and hang the whole run.
+        posix_spawn_file_actions_addopen(&actions, 2, Self.stderrLog, O_WRONLY | O_APPEND | O_CREAT, 0o644)
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -92,8 +92,9 @@ import Testing
 
     @Test func attemptTimeoutIsCappedByTheDeadline() async throws {
         let transport = ScriptedTransport([.respond(Fixture.ok("{}"))])
-        _ = try await Fixture.client(transport).call("GetItem", input, deadline: .after(.milliseconds(800)))
-        #expect(try #require(transport.requests.first?.timeout) <= .milliseconds(800))
+        // Below the 3 s attempt timeout, with room for a loaded machine to answer a scripted transport.
+        _ = try await Fixture.client(transport).call("GetItem", input, deadline: .after(.milliseconds(2500)))
+        #expect(try #require(transport.requests.first?.timeout) <= .milliseconds(2500))
     }
 
     @Test func retryAfterBeyondTheDeadlineEndsTheCall() async {
@@ -106,7 +107,7 @@ import Testing
             try await Fixture.client(transport).call("GetItem", input, deadline: .after(.seconds(20)))
         }
         #expect(transport.requests.count == 1)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(15))
     }
 
     @Test func retryAfterIsHonoured() async throws {
