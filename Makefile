@@ -43,11 +43,15 @@ format:
 DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
 
 ## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
+## --no-parallel: several suites block a thread while a child process starts or exits, and Swift's
+## cooperative pool has only as many threads as cores (2 here); run in parallel, those waits starved the
+## deadline-bound tests at random. Serial, the whole run takes about 40 s. Race tests make their own
+## concurrency and are unaffected.
 unit-test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
 	mkdir -p build && rm -f $(DECISION_LINES)
-	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build
+	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build --no-parallel
 	$(PYTHON) infra/tests/check_metrics.py --lines $(DECISION_LINES)
 
 ## test-table: `attestgate table create|describe` against moto.

@@ -62,6 +62,7 @@ class Instance:
         self.process = None
         self.exit_codes = []
         self.restarts = 0
+        self.restarting = False  # between discarding a timed-out sandbox and starting its replacement
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_runtime_handler(harness, self))
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -97,12 +98,16 @@ class Instance:
 
     def kill_and_restart(self):
         """What Lambda does after a timeout: the sandbox is discarded and a new one starts."""
-        self.generation += 1
-        if self.running():
-            self.process.kill()
-            self.process.wait()
-        self.restarts += 1
-        self.start()
+        self.restarting = True
+        try:
+            self.generation += 1
+            if self.running():
+                self.process.kill()
+                self.process.wait()
+            self.restarts += 1
+            self.start()
+        finally:
+            self.restarting = False
 
     def describe(self):
         return {"instance": self.index, "pid": self.process.pid if self.process else None,
@@ -150,6 +155,12 @@ class Harness:
         with self.lock:
             self.invocations[invocation.request_id] = invocation
             self.history.append(invocation)
+        # An instance being replaced after a timeout comes back in a moment, as Lambda's would: wait for it
+        # rather than report that nothing can serve.
+        waited = 0.0
+        while any(instance.restarting for instance in self.instances) and waited < 10.0:
+            time.sleep(0.02)
+            waited += 0.02
         if not any(instance.running() for instance in self.instances):
             invocation.finish("no_instance")
             return invocation
