@@ -24,8 +24,6 @@ struct GateEndpointHandler: APIRouteHandler {
                 await registration.handle(deviceHeader: device, body: request.body, now: now, logger: context.logger)
             }
         }
-        var headers = HeaderFields()
-        for name in answer.headers.keys.sorted() { headers.append(name, answer.headers[name]!) }
-        return APIGatewayResponse(status: answer.status, headers: headers, body: answer.body)
+        return APIGatewayResponse(answer)
     }
 }

@@ -29,8 +29,6 @@ struct MeteredRouteHandler: APIRouteHandler {
             deadline: .after(context.remainingTime(now: now)),
             logger: context.logger.with("route", .string(route.feature))
         )
-        var responseHeaders = HeaderFields()
-        for name in answer.headers.keys.sorted() { responseHeaders.append(name, answer.headers[name]!) }
-        return APIGatewayResponse(status: answer.status, headers: responseHeaders, body: answer.body)
+        return APIGatewayResponse(answer)
     }
 }

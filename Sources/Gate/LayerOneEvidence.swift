@@ -64,7 +64,7 @@ package struct LayerOneEvidence: EvidenceSource {
             appAttest != nil && request.header(Header.keyID) != nil && request.header(Header.assertion) != nil
         let playAsked = !appleAsked && play != nil && request.header(Header.playToken) != nil
         guard appleAsked || playAsked else {
-            return EvidenceReport(evidence: await fallback(request, binding: false, now: now))
+            return EvidenceReport(evidence: await fallback(request, now: now))
         }
         let proof: GateEvidence.ProofKind = appleAsked ? .appAttest : .playIntegrity
 
@@ -133,7 +133,7 @@ package struct LayerOneEvidence: EvidenceSource {
             }
             // App Attest could not answer (our store failed): DeviceCheck may decide, as the merge allows.
             if case .unavailable = evidence {
-                switch await fallback(request, binding: true, now: now) {
+                switch await fallback(request, now: now) {
                 case .genuine(let kind): evidence = .genuine(proof: kind)
                 case .rejected(let kind, let reason): evidence = .rejected(proof: kind, reason: reason)
                 case .unavailable, .absent: break
@@ -233,7 +233,7 @@ package struct LayerOneEvidence: EvidenceSource {
 
     /// DeviceCheck, consulted only when no binding provider answered. Switched off, it abstains: a token
     /// with nobody to check it is no proof at all (never `unavailable`, the seed's DEF-6 bug).
-    private func fallback(_ request: MeteredRequest, binding: Bool, now: Date) async -> GateEvidence {
+    private func fallback(_ request: MeteredRequest, now: Date) async -> GateEvidence {
         guard let deviceCheck, let token = request.header(Header.deviceCheck) else { return .absent }
         let (outcome, reason) = await deviceCheck.check(token: token, now: now)
         switch ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: outcome).outcome {

@@ -110,7 +110,7 @@ package struct MeteredCall: Sendable {
         }
         record.fields["decision"] = .string(decision.label)
         guard decision.admit else {
-            return await Self.withChallenge(.error(403, "attestation_required"), await next)
+            return Self.withChallenge(.error(403, "attestation_required"), await next)
         }
 
         // Layer 2: the subject's allowance for today.
@@ -140,7 +140,7 @@ package struct MeteredCall: Sendable {
                     "quota_exhausted",
                     headers: ["retry-after": String(retryAfter), "x-quota-remaining": "0"]
                 )
-                return await Self.withChallenge(refused, await next)
+                return Self.withChallenge(refused, await next)
             }
         } catch {
             logger.error(
@@ -148,7 +148,7 @@ package struct MeteredCall: Sendable {
                 ["reason": .string(Self.slug(error)), "route": .string(route.feature)]
             )
             record.fields["decision"] = .string("store_unavailable")
-            return await Self.withChallenge(.error(503, "unavailable"), await next)
+            return Self.withChallenge(.error(503, "unavailable"), await next)
         }
         record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
         let quotaHeader = ["x-quota-remaining": String(allowance.remaining)]
@@ -174,12 +174,12 @@ package struct MeteredCall: Sendable {
                 record.fields["decision"] = .string("budget_exhausted")
                 var headers = quotaHeader
                 headers["retry-after"] = String(retryAfter)
-                return await Self.withChallenge(.error(503, "daily_budget_exhausted", headers: headers), await next)
+                return Self.withChallenge(.error(503, "daily_budget_exhausted", headers: headers), await next)
             }
         } catch {
             logger.error("ceiling store failed", ["reason": .string(Self.slug(error))])
             record.fields["decision"] = .string("store_unavailable")
-            return await Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
+            return Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
         }
 
         // The upstream call, with whatever time the invocation has left.
@@ -188,14 +188,14 @@ package struct MeteredCall: Sendable {
         case .answered(let status, let contentType, let body):
             var headers = quotaHeader
             if let contentType { headers["content-type"] = contentType }
-            return await Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
+            return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
         case .notAnswered(let timedOut, let reason):
             record.fields["upstream"] = .string(reason)
             record.fields["decision"] = .string("upstream_unavailable")
             await release(allowance: allowance, ceiling: ceiling, logger: logger)
             var headers = quotaHeader
             headers["x-quota-remaining"] = String(allowance.remaining + 1)
-            return await Self.withChallenge(
+            return Self.withChallenge(
                 .error(timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
                 await next
             )
@@ -233,7 +233,7 @@ package struct MeteredCall: Sendable {
     private static func withChallenge(
         _ response: MeteredResponse,
         _ challenge: IssuedChallenge?
-    ) async -> MeteredResponse {
+    ) -> MeteredResponse {
         var response = response
         response.headers["cache-control"] = "no-store"
         if let challenge {
