@@ -1,3 +1,5 @@
+internal import Crypto
+
 /// Apple's nonce extension (OID 1.2.840.113635.100.8.2) on the credential certificate.
 ///
 /// Its shape is fixed: `SEQUENCE { [1] EXPLICIT { OCTET STRING (32 bytes) } }`, all short-form DER,

@@ -8,12 +8,25 @@ package struct Certificate: Sendable, Hashable {
     package let notBefore: Date
     /// End of the validity window (inclusive, RFC 5280 4.1.2.5).
     package let notAfter: Date
+    /// Whether OpenSSL decoded the subject key at parse time (see `KeyDecoding`).
+    let keyDecoded: Bool
     let owner: X509Owner
 
-    /// Parses DER; bytes left after the certificate are refused.
+    /// When the subject key is decoded.
+    package enum KeyDecoding: Sendable {
+        /// At parse time, by OpenSSL: the certificate can be anything, an issuer or a trust anchor included.
+        case eager
+        /// Never by OpenSSL's decoders, which cost OpenSSL 3.0 about a sixth of a P-384 verification per
+        /// certificate. Such a certificate can only be a subject: checked with
+        /// `CertificateChainVerifier.verify(leaf:verifiedIntermediate:at:)` and read (`publicKey()` builds
+        /// the key from the SPKI fields). A full chain build refuses it.
+        case deferred
+    }
+
+    /// Parses DER; bytes left after the certificate, and malformed extensions, are refused.
     /// - Throws: `crypto.der_malformed`.
-    package init(derRepresentation der: [UInt8]) throws(CryptoError) {
-        self = try Self.parse(der: der)
+    package init(derRepresentation der: [UInt8], keyDecoding: KeyDecoding = .eager) throws(CryptoError) {
+        self = try Self.parse(der: der, decodingKey: keyDecoding == .eager)
     }
 
     /// Parses the first `BEGIN CERTIFICATE` block of a PEM text.
@@ -22,8 +35,9 @@ package struct Certificate: Sendable, Hashable {
         try self.init(derRepresentation: try PEM.decode(pem, labels: ["CERTIFICATE"]))
     }
 
-    init(owner: X509Owner, der: [UInt8], notBefore: Date, notAfter: Date) {
+    init(owner: X509Owner, der: [UInt8], notBefore: Date, notAfter: Date, keyDecoded: Bool) {
         self.owner = owner
+        self.keyDecoded = keyDecoded
         self.derRepresentation = der
         self.notBefore = notBefore
         self.notAfter = notAfter
@@ -41,8 +55,9 @@ package struct Certificate: Sendable, Hashable {
     /// The subject in OpenSSL's one-line form, e.g. `/CN=Apple App Attestation Root CA/O=Apple Inc./ST=California`.
     package var subject: String { subjectLine() }
 
-    /// The subject public key; only ECDSA keys on P-256/P-384 are accepted.
-    /// - Throws: `crypto.key_unsupported` for any other key type.
+    /// The subject public key, built from the SPKI fields; only ECDSA keys on P-256/P-384 given as
+    /// uncompressed points on a named curve are accepted, and the point must lie on the curve.
+    /// - Throws: `crypto.key_unsupported` for any other key.
     package func publicKey() throws(CryptoError) -> ECPublicKey { try extractPublicKey() }
 
     /// The contents of the `extnValue` OCTET STRING of the extension `oid` (dotted form).

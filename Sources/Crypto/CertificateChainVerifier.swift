@@ -38,18 +38,16 @@ package struct CertificateChainVerifier: Sendable {
     /// Verifies `leaf` against an intermediate that an earlier full `verify` already accepted.
     ///
     /// What `X509_verify_cert` would check for a two-certificate chain whose issuer is already trusted,
-    /// without rebuilding the store: the issuer relation (names, key identifiers, keyCertSign), no
-    /// unhandled critical or malformed extension on the leaf, and one signature verification. The
-    /// leaf, intermediate and root windows are still checked at `now`. Never pass an unverified
-    /// intermediate here: it is used as a trust anchor.
+    /// without building a store: the issuer relation (names, key identifiers, keyCertSign), no malformed
+    /// or unhandled critical extension on the leaf, and one signature verification. The leaf,
+    /// intermediate and root windows are still checked at `now`. The leaf may be parsed without its key
+    /// (`Certificate.KeyDecoding.deferred`). Never pass an unverified intermediate here: it is used as a
+    /// trust anchor.
     /// - Throws: as `verify`.
     package func verify(leaf: Certificate, verifiedIntermediate: Certificate, at now: Date) throws(CryptoError) {
         for certificate in [leaf, verifiedIntermediate, root] where !certificate.isValid(at: now) {
             throw CryptoError(.certificateExpired, detail: "\(certificate.subject) outside its validity at \(now)")
         }
-        let length = try buildAndVerify(leaf: leaf, untrusted: [], anchor: verifiedIntermediate, partial: true, at: now)
-        guard length == 2 else {
-            throw CryptoError(.chainUntrusted, detail: "leaf not issued by the cached intermediate")
-        }
+        try verifyIssued(leaf: leaf, by: verifiedIntermediate)
     }
 }

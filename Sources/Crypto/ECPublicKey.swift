@@ -4,6 +4,9 @@ package struct ECPublicKey: Sendable, Hashable {
     package enum Curve: String, Sendable {
         case p256 = "prime256v1"
         case p384 = "secp384r1"
+
+        /// Bytes of an uncompressed X9.62 point `04 ‖ X ‖ Y`.
+        var pointLength: Int { self == .p256 ? 65 : 97 }
     }
 
     package let curve: Curve
@@ -11,7 +14,8 @@ package struct ECPublicKey: Sendable, Hashable {
     package let derRepresentation: [UInt8]
     /// X9.62 uncompressed point `04 ‖ X ‖ Y`.
     package let x962Representation: [UInt8]
-    let owner: EVPKeyOwner
+    /// OpenSSL's key object, made when first needed.
+    let key: LazyEVPKey
 
     /// Parses a DER SubjectPublicKeyInfo; the whole input must be consumed.
     /// - Throws: `crypto.der_malformed`, or `crypto.key_unsupported` for a non-EC key or another curve.
@@ -20,12 +24,13 @@ package struct ECPublicKey: Sendable, Hashable {
     }
 
     /// Builds a P-256 key from its X9.62 uncompressed point (65 bytes); the point must be on the curve.
-    /// - Throws: `crypto.der_malformed` for a wrong length, prefix or a point off the curve.
+    /// - Throws: `crypto.der_malformed` for a wrong length or prefix, `crypto.key_unsupported` for a point
+    ///   off the curve.
     package init(p256X962 point: [UInt8]) throws(CryptoError) {
         guard point.count == 65, point[0] == 0x04 else {
             throw CryptoError(.derMalformed, detail: "not a 65-byte uncompressed P-256 point")
         }
-        self = try Self.parse(spki: Self.p256SPKIPrefix + point)
+        self = try Self.build(curve: .p256, point: point)
     }
 
     /// Accepts either form: DER SPKI or a 65-byte X9.62 P-256 point.
@@ -38,8 +43,8 @@ package struct ECPublicKey: Sendable, Hashable {
         }
     }
 
-    init(owner: EVPKeyOwner, curve: Curve, der: [UInt8], x962: [UInt8]) {
-        self.owner = owner
+    init(key: LazyEVPKey, curve: Curve, der: [UInt8], x962: [UInt8]) {
+        self.key = key
         self.curve = curve
         self.derRepresentation = der
         self.x962Representation = x962
@@ -51,10 +56,17 @@ package struct ECPublicKey: Sendable, Hashable {
         verifySHA256(signature: signature, message: message)
     }
 
-    /// The fixed DER prefix of a P-256 SubjectPublicKeyInfo with an uncompressed point.
+    /// The fixed DER prefix of a SubjectPublicKeyInfo for a named curve and an uncompressed point:
+    /// `SEQUENCE { SEQUENCE { id-ecPublicKey, curve OID }, BIT STRING (0 unused bits) }`.
+    static func spkiPrefix(_ curve: Curve) -> [UInt8] { curve == .p256 ? p256SPKIPrefix : p384SPKIPrefix }
+
     static let p256SPKIPrefix: [UInt8] = [
         0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
         0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+    ]
+    static let p384SPKIPrefix: [UInt8] = [
+        0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
+        0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00,
     ]
 
     package static func == (lhs: ECPublicKey, rhs: ECPublicKey) -> Bool {

@@ -34,4 +34,8 @@ package struct PrivateKey: Sendable {
 
     /// DER SubjectPublicKeyInfo of the public half.
     package var publicKeyDER: [UInt8] { publicDER() }
+
+    /// An ECDSA (or RSA PKCS#1) signature over `SHA-256(message)`, DER-encoded (test support, benches).
+    /// - Throws: `crypto.internal` if OpenSSL fails.
+    package func signatureSHA256(for message: [UInt8]) throws(CryptoError) -> [UInt8] { try signSHA256(message) }
 }

@@ -12,6 +12,11 @@ extension CertificateChainVerifier {
         at now: Date
     ) throws(CryptoError) -> Int {
         ERR_clear_error()
+        // OpenSSL verifies the leaf's signature in the leaf's own library context, which for a certificate
+        // parsed without its key has no algorithms at all.
+        guard ([leaf, anchor] + untrusted).allSatisfy(\.keyDecoded) else {
+            throw CryptoError(.internalFailure, detail: "a full chain build needs certificates parsed with their keys")
+        }
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_STORE_new") }
         defer { X509_STORE_free(store) }
         // add_cert takes its own reference (set1 semantics); `anchor` keeps ours.
@@ -56,21 +61,71 @@ extension CertificateChainVerifier {
         }
     }
 
-    /// One link: `issuer` issued `leaf` and signed it; the leaf has no extension OpenSSL cannot handle.
+    /// One link: `issuer` issued `leaf` and signed it, and the leaf has no extension OpenSSL cannot handle.
+    ///
+    /// What `X509_verify_cert` checks of a leaf under an already trusted issuer: the issuer relation
+    /// (`X509_check_issued`: names, key identifiers, the issuer's keyCertSign, key type against the
+    /// signature algorithm), no malformed, unhandled critical or proxy extension, and the signature.
+    /// The signature is verified here rather than by `X509_verify`, in the default library context, so
+    /// that it also works for a leaf parsed without its key (`KeyDecoding.deferred`): the same checks as
+    /// `X509_verify` (equal inner and outer algorithms, ECDSA with SHA-256/384, no unused bits) over the
+    /// exact `tbsCertificate` bytes received.
     func verifyIssued(leaf: Certificate, by issuer: Certificate) throws(CryptoError) {
         ERR_clear_error()
         defer { ERR_clear_error() }
         let flags = X509_get_extension_flags(leaf.owner.pointer)
-        guard flags & UInt32(EXFLAG_INVALID | EXFLAG_CRITICAL) == 0 else {
-            throw CryptoError(.chainUntrusted, detail: "leaf has malformed or unhandled critical extensions")
+        guard flags & UInt32(EXFLAG_INVALID | EXFLAG_CRITICAL | EXFLAG_PROXY) == 0 else {
+            throw CryptoError(.chainUntrusted, detail: "leaf has malformed, unhandled critical or proxy extensions")
         }
         let issued = X509_check_issued(issuer.owner.pointer, leaf.owner.pointer)
         guard issued == X509_V_OK else {
             throw CryptoError(.chainUntrusted, detail: String(cString: X509_verify_cert_error_string(Int(issued))))
         }
         // get0: the key belongs to the issuer certificate.
-        guard let key = X509_get0_pubkey(issuer.owner.pointer), X509_verify(leaf.owner.pointer, key) == 1 else {
+        guard let key = X509_get0_pubkey(issuer.owner.pointer), verifySignature(of: leaf, with: key) else {
             throw CryptoError(.chainUntrusted, detail: "leaf signature does not verify under the cached intermediate")
+        }
+    }
+
+    private func verifySignature(of certificate: Certificate, with key: OpaquePointer) -> Bool {
+        // get0 throughout: the algorithms and signature are borrowed from the certificate.
+        var outerAlgorithm: UnsafePointer<X509_ALGOR>? = nil
+        var signature: UnsafePointer<ASN1_BIT_STRING>? = nil
+        X509_get0_signature(&signature, &outerAlgorithm, certificate.owner.pointer)
+        guard let signature, let outerAlgorithm,
+            X509_ALGOR_cmp(outerAlgorithm, X509_get0_tbs_sigalg(certificate.owner.pointer)) == 0,
+            signature.pointee.flags & 0x07 == 0,  // ASN1_STRING_FLAG_BITS_LEFT: unused bits
+            let signatureBytes = signature.pointee.data, signature.pointee.length > 0
+        else { return false }
+        var digestNID: Int32 = 0
+        var keyNID: Int32 = 0
+        guard OBJ_find_sigid_algs(X509_get_signature_nid(certificate.owner.pointer), &digestNID, &keyNID) == 1,
+            keyNID == NID_X9_62_id_ecPublicKey, EVP_PKEY_is_a(key, "EC") == 1
+        else { return false }
+        let digest: String
+        switch digestNID {
+        case NID_sha256: digest = "SHA256"
+        case NID_sha384: digest = "SHA384"
+        default: return false
+        }
+        // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }
+        var outer = DERReader(certificate.derRepresentation[...], allowLongForm: true)
+        guard let body = outer.next(tag: 0x30), outer.isAtEnd else { return false }
+        var sections = DERReader(body, allowLongForm: true)
+        guard let tbs = sections.next(), tbs.tag == 0x30 else { return false }
+        let tbsBytes = Array(tbs.encoded)
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        // The default library context (nil) supplies the digest and ECDSA, whatever the leaf was parsed in.
+        guard EVP_DigestVerifyInit_ex(context, nil, digest, nil, nil, key, nil) == 1 else { return false }
+        return tbsBytes.withUnsafeBufferPointer { tbsBuffer in
+            EVP_DigestVerify(
+                context,
+                signatureBytes,
+                Int(signature.pointee.length),
+                tbsBuffer.baseAddress,
+                tbsBuffer.count
+            ) == 1
         }
     }
 }

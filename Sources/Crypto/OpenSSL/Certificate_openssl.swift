@@ -7,22 +7,49 @@ extension Certificate {
     /// Largest certificate we parse; Apple's are under 1.5 KB.
     static let maxDERBytes = 16 * 1024
 
-    static func parse(der: [UInt8]) throws(CryptoError) -> Certificate {
+    static func parse(der: [UInt8], decodingKey: Bool) throws(CryptoError) -> Certificate {
         ERR_clear_error()
+        defer { ERR_clear_error() }
         guard !der.isEmpty, der.count <= maxDERBytes else {
             throw CryptoError(.derMalformed, detail: "certificate of \(der.count) bytes")
         }
-        let parsed: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            let x509 = d2i_X509(nil, &cursor, buffer.count)
-            return (x509, cursor.map { $0 - buffer.baseAddress! } ?? 0)
+        var context: OpaquePointer? = nil  // the default library context
+        if !decodingKey {
+            guard let keyless = KeylessContext.shared else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "keyless library context")
+            }
+            context = keyless.pointer
         }
-        guard let pointer = parsed.0 else { throw OpenSSLErrorQueue.error(.derMalformed, "d2i_X509") }
-        return try adopt(X509Owner(unsafeTakingOwnership: pointer), der: der, consumed: parsed.1)
+        // d2i into an object made for `context`. OpenSSL frees and clears it when parsing fails; when only
+        // the extensions are malformed it returns NULL and leaves the object in place, so free what is left.
+        var slot = X509_new_ex(context, nil)
+        guard slot != nil else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_new_ex") }
+        let consumed: Int? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard d2i_X509(&slot, &cursor, buffer.count) != nil else { return nil }
+            return cursor.map { $0 - buffer.baseAddress! } ?? 0
+        }
+        guard let consumed, let pointer = slot else {
+            X509_free(slot)
+            throw OpenSSLErrorQueue.error(.derMalformed, "d2i_X509")
+        }
+        let owner = X509Owner(unsafeTakingOwnership: pointer)
+        // Computes OpenSSL's extension cache; a certificate with unparsable extensions is malformed.
+        guard X509_get_extension_flags(pointer) & UInt32(EXFLAG_INVALID) == 0 else {
+            throw CryptoError(.derMalformed, detail: "malformed extensions")
+        }
+        return try adopt(owner, der: der, consumed: consumed, keyDecoded: decodingKey)
     }
 
     /// Wraps an owned X509 whose DER is `der`; `consumed` is how far d2i advanced.
-    static func adopt(_ owner: X509Owner, der: [UInt8], consumed: Int) throws(CryptoError) -> Certificate {
+    static func adopt(
+        _ owner: X509Owner,
+        der: [UInt8],
+        consumed: Int,
+        keyDecoded: Bool
+    ) throws(CryptoError)
+        -> Certificate
+    {
         // The input pointer must have advanced by exactly the length: no trailing bytes.
         guard consumed == der.count else {
             throw CryptoError(.derMalformed, detail: "\(der.count - consumed) trailing bytes after certificate")
@@ -31,7 +58,7 @@ extension Certificate {
         guard let notBefore = date(X509_get0_notBefore(owner.pointer)),
             let notAfter = date(X509_get0_notAfter(owner.pointer))
         else { throw CryptoError(.derMalformed, detail: "unreadable validity") }
-        return Certificate(owner: owner, der: der, notBefore: notBefore, notAfter: notAfter)
+        return Certificate(owner: owner, der: der, notBefore: notBefore, notAfter: notAfter, keyDecoded: keyDecoded)
     }
 
     private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
@@ -51,11 +78,33 @@ extension Certificate {
 
     func extractPublicKey() throws(CryptoError) -> ECPublicKey {
         ERR_clear_error()
-        // get1: a new reference that the owner below releases.
-        guard let key = X509_get_pubkey(owner.pointer) else {
-            throw OpenSSLErrorQueue.error(.keyUnsupported, "X509_get_pubkey")
+        defer { ERR_clear_error() }
+        // get0 throughout: the algorithm, parameters and point are borrowed from the certificate.
+        var algorithm: OpaquePointer? = nil
+        var point: UnsafePointer<UInt8>? = nil
+        var pointLength: Int32 = 0
+        var parameters: UnsafeMutablePointer<X509_ALGOR>? = nil
+        guard let spki = X509_get_X509_PUBKEY(owner.pointer),
+            X509_PUBKEY_get0_param(&algorithm, &point, &pointLength, &parameters, spki) == 1,
+            OBJ_obj2nid(algorithm) == NID_X9_62_id_ecPublicKey
+        else { throw CryptoError(.keyUnsupported, detail: "not an EC key") }
+        var parameterType: Int32 = 0
+        var parameterValue: UnsafeRawPointer? = nil
+        X509_ALGOR_get0(nil, &parameterType, &parameterValue, parameters)
+        guard parameterType == V_ASN1_OBJECT, let parameterValue else {
+            throw CryptoError(.keyUnsupported, detail: "EC key without a named curve")
         }
-        return try ECPublicKey.wrap(EVPKeyOwner(unsafeTakingOwnership: key))
+        let curve: ECPublicKey.Curve
+        switch OBJ_obj2nid(OpaquePointer(parameterValue)) {
+        case NID_X9_62_prime256v1: curve = .p256
+        case NID_secp384r1: curve = .p384
+        default: throw CryptoError(.keyUnsupported, detail: "EC curve not P-256/P-384")
+        }
+        guard let point, pointLength > 0 else { throw CryptoError(.keyUnsupported, detail: "empty EC point") }
+        return try ECPublicKey.build(
+            curve: curve,
+            point: Array(UnsafeBufferPointer(start: point, count: Int(pointLength)))
+        )
     }
 
     func extensionBytes(oid: String) -> [UInt8]? {

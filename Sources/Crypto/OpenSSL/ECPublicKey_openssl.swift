@@ -3,6 +3,13 @@ internal import CShims
 
 extension ECPublicKey {
     static func parse(spki der: [UInt8]) throws(CryptoError) -> ECPublicKey {
+        // The usual form (named curve, uncompressed point) skips OpenSSL 3.0's slow generic decoder.
+        for curve in [Curve.p256, .p384] {
+            let prefix = spkiPrefix(curve)
+            if der.count == prefix.count + curve.pointLength && der.starts(with: prefix) {
+                return try build(curve: curve, point: Array(der[prefix.count...]))
+            }
+        }
         ERR_clear_error()
         guard !der.isEmpty, der.count <= 1024 else { throw CryptoError(.derMalformed, detail: "SPKI size") }
         let parsed: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
@@ -16,6 +23,24 @@ extension ECPublicKey {
             throw CryptoError(.derMalformed, detail: "\(der.count - parsed.1) trailing bytes after SPKI")
         }
         return try wrap(owner)
+    }
+
+    /// Builds a key from an uncompressed X9.62 point on `curve`, which must lie on the curve. OpenSSL's
+    /// key object is made on first use (`LazyEVPKey`): registration only stores the key.
+    /// - Throws: `crypto.key_unsupported` for a wrong length or prefix, or a point not on the curve.
+    static func build(curve: Curve, point: [UInt8]) throws(CryptoError) -> ECPublicKey {
+        guard point.count == curve.pointLength, point.first == 0x04 else {
+            throw CryptoError(.keyUnsupported, detail: "not an uncompressed \(curve.rawValue) point")
+        }
+        guard CurveGroup.of(curve)?.contains(point) == true else {
+            throw CryptoError(.keyUnsupported, detail: "point is not on \(curve.rawValue)")
+        }
+        return ECPublicKey(
+            key: LazyEVPKey(curve: curve, point: point),
+            curve: curve,
+            der: spkiPrefix(curve) + point,
+            x962: point
+        )
     }
 
     /// Wraps an owned EVP_PKEY after checking it is EC on an accepted curve.
@@ -43,7 +68,7 @@ extension ECPublicKey {
         guard x962.first == 0x04, der.count > pointLength, der[der.count - pointLength - 1] == 0x00 else {
             throw CryptoError(.keyUnsupported, detail: "public key is not an uncompressed point")
         }
-        return ECPublicKey(owner: owner, curve: curve, der: der, x962: x962)
+        return ECPublicKey(key: LazyEVPKey(built: owner), curve: curve, der: der, x962: x962)
     }
 
     func verifySHA256(signature: [UInt8], message: [UInt8]) -> Bool {
@@ -52,7 +77,9 @@ extension ECPublicKey {
         // Hash first, then a bare EVP_PKEY_verify: this skips the digest fetch that EVP_DigestVerifyInit
         // repeats on every call in OpenSSL 3.0. The context is per call (not shareable across threads).
         let digest = Digest.sha256(message)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, owner.pointer, nil) else { return false }
+        guard let owner = key.owner(),
+            let context = EVP_PKEY_CTX_new_from_pkey(nil, owner.pointer, nil)
+        else { return false }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_verify_init(context) == 1 else { return false }
         let result = signature.withUnsafeBufferPointer { sig in

@@ -53,7 +53,12 @@ extension SignedData {
         guard length > 0, let out else { throw OpenSSLErrorQueue.error(.derMalformed, "i2d_X509") }
         let der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
         guard X509_up_ref(x509) == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_up_ref") }
-        return try Certificate.adopt(X509Owner(unsafeTakingOwnership: x509), der: der, consumed: der.count)
+        return try Certificate.adopt(
+            X509Owner(unsafeTakingOwnership: x509),
+            der: der,
+            consumed: der.count,
+            keyDecoded: true
+        )
     }
 
     private static func drain(_ bio: OpaquePointer) throws(CryptoError) -> [UInt8] {

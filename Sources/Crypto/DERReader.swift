@@ -1,12 +1,15 @@
-/// A tiny DER reader for fixed shapes (the nonce extension, receipt attributes).
+/// A tiny DER reader for fixed shapes (a certificate's outer sections, the nonce extension, receipt
+/// attributes).
 ///
 /// Not a general ASN.1 parser: it reads one tag-length-value at a time, tags in one byte only, and
 /// refuses indefinite lengths. Long-form lengths are refused unless `allowLongForm` is set; the
 /// nonce extension is always short-form, so its reader refuses them outright.
-struct DERReader {
-    struct Element {
-        let tag: UInt8
-        let value: ArraySlice<UInt8>
+package struct DERReader {
+    package struct Element {
+        package let tag: UInt8
+        package let value: ArraySlice<UInt8>
+        /// The whole element: tag, length and value.
+        package let encoded: ArraySlice<UInt8>
     }
 
     private let bytes: [UInt8]
@@ -14,18 +17,18 @@ struct DERReader {
     private let end: Int
     let allowLongForm: Bool
 
-    init(_ bytes: ArraySlice<UInt8>, allowLongForm: Bool) {
+    package init(_ bytes: ArraySlice<UInt8>, allowLongForm: Bool) {
         self.bytes = Array(bytes)
         self.offset = 0
         self.end = self.bytes.count
         self.allowLongForm = allowLongForm
     }
 
-    var isAtEnd: Bool { offset == end }
+    package var isAtEnd: Bool { offset == end }
 
     /// Reads the next element; nil when the input is malformed (truncated, long-form when refused,
     /// multi-byte tag, indefinite or non-minimal length).
-    mutating func next() -> Element? {
+    package mutating func next() -> Element? {
         guard end - offset >= 2 else { return nil }
         let tag = bytes[offset]
         guard tag & 0x1f != 0x1f else { return nil }  // multi-byte tag numbers never appear here
@@ -42,12 +45,13 @@ struct DERReader {
         }
         guard length <= end - offset - header else { return nil }
         let value = bytes[(offset + header)..<(offset + header + length)]
+        let encoded = bytes[offset..<(offset + header + length)]
         offset += header + length
-        return Element(tag: tag, value: value)
+        return Element(tag: tag, value: value, encoded: encoded)
     }
 
     /// Reads the next element and requires `tag`.
-    mutating func next(tag: UInt8) -> ArraySlice<UInt8>? {
+    package mutating func next(tag: UInt8) -> ArraySlice<UInt8>? {
         guard let element = next(), element.tag == tag else { return nil }
         return element.value
     }
