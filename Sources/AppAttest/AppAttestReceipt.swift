@@ -72,21 +72,22 @@ package struct AppAttestReceipt: Sendable, Hashable {
     ///   - clientDataHash: the attestation's clientDataHash (checked only on `ATTEST` receipts: the
     ///     client hash of refreshed receipts carries nothing useful).
     ///   - environment: development receipts say `sandbox`; production ones never do.
-    ///   - credentialCertificate: the attestation's leaf, if at hand: the same DER means the same key
+    ///   - credentialCertificateDER: the attestation's leaf, if at hand: the same DER means the same key
     ///     without parsing field 3 again.
     package func check(
         appIds: [AppID],
         publicKey: ECPublicKey,
         clientDataHash: [UInt8],
         environment: AppAttestEnvironment,
-        credentialCertificate: Certificate? = nil
+        credentialCertificateDER: [UInt8]? = nil
     ) -> PolicyResult {
         guard appIds.contains(where: { $0.string == appId }) else { return .fail(.receiptAppIdMismatch) }
         guard (self.environment == "sandbox") == (environment == .development) else {
             return .fail(.receiptEnvironmentMismatch, detail: self.environment ?? "absent")
         }
-        if credentialCertificate?.derRepresentation != attestedCertificateDER {
-            let attested = try? Certificate(derRepresentation: attestedCertificateDER).publicKey()
+        if credentialCertificateDER != attestedCertificateDER {
+            let attested = try? Certificate(derRepresentation: attestedCertificateDER, keyDecoding: .deferred)
+                .publicKey()
             guard attested?.x962Representation == publicKey.x962Representation else {
                 return .fail(.receiptKeyMismatch)
             }

@@ -33,14 +33,17 @@ package struct AppAttestVerifier: Sendable {
         self.storedKeys = StoredKeyCache()
     }
 
-    /// Verifies an attestation object following Apple's steps 1-9 in order, then its receipt.
+    /// Verifies an attestation object following Apple's steps 1-9 in order.
+    ///
+    /// With the intermediate already verified (cached), this is one P-384 signature verification plus
+    /// parsing; the receipt is returned as received, for `verifyReceipt`.
     /// - Parameters:
     ///   - keyId: the key id the client sent (32 bytes, decoded from base64).
     ///   - attestation: the CBOR attestation object.
     ///   - clientDataHash: the 32 bytes the client passed to `attestKey` (for us `SHA-256(challenge)`;
     ///     a contract between app and server, so always an explicit input).
     ///   - now: the verification time (certificate windows are checked at it).
-    /// - Returns: the attested key with its receipt.
+    /// - Returns: the attested key with its receipt's bytes.
     /// - Throws: `AppAttestError` with the slug of the first failing check.
     package func verifyAttestation(
         keyId: [UInt8],
@@ -70,9 +73,28 @@ package struct AppAttestVerifier: Sendable {
         guard let publicKey = evidence.leafKey,
             let appId = appIds.first(where: { $0.rpIdHash == evidence.authenticatorData.rpIdHash })
         else { throw AppAttestError(.keyUnsupported) }
+        return AttestedKey(
+            keyId: keyId,
+            publicKey: publicKey,
+            environment: environment,
+            appId: appId,
+            receiptBytes: object.receipt,
+            credentialCertificateDER: evidence.leaf.derRepresentation,
+            counter: 0
+        )
+    }
 
+    /// Verifies the ATTEST receipt of an attested key (issue point 5): its PKCS#7 signature and signer
+    /// chain to Apple Root CA - G3 at `now`, then that it names our app, this key and this attestation's
+    /// client data hash, in the configured environment.
+    /// - Throws: `AppAttestError` with a `receipt_*` slug.
+    package func verifyReceipt(
+        of key: AttestedKey,
+        clientDataHash: [UInt8],
+        now: Date
+    ) throws(AppAttestError) -> AppAttestReceipt {
         let receipt = try AppAttestReceipt(
-            verifying: object.receipt,
+            verifying: key.receiptBytes,
             root: trust.receiptRoot,
             at: now,
             chainCache: receiptCache
@@ -80,21 +102,33 @@ package struct AppAttestVerifier: Sendable {
         guard receipt.kind == .attest else { throw AppAttestError(.receiptTypeUnexpected) }
         if case .fail(let reason, let detail) = receipt.check(
             appIds: appIds,
-            publicKey: publicKey,
+            publicKey: key.publicKey,
             clientDataHash: clientDataHash,
             environment: environment,
-            credentialCertificate: evidence.leaf
+            credentialCertificateDER: key.credentialCertificateDER
         ) {
             throw AppAttestError(reason, detail: detail)
         }
-        return AttestedKey(
+        return receipt
+    }
+
+    /// What key registration runs: `verifyAttestation`, then `verifyReceipt` on its result. A key is
+    /// registered only when both pass.
+    /// - Throws: `AppAttestError` with the slug of the first failing check.
+    package func verifyRegistration(
+        keyId: [UInt8],
+        attestation: [UInt8],
+        clientDataHash: [UInt8],
+        now: Date
+    ) throws(AppAttestError) -> VerifiedRegistration {
+        let key = try verifyAttestation(
             keyId: keyId,
-            publicKey: publicKey,
-            environment: environment,
-            appId: appId,
-            receipt: receipt,
-            counter: 0
+            attestation: attestation,
+            clientDataHash: clientDataHash,
+            now: now
         )
+        let receipt = try verifyReceipt(of: key, clientDataHash: clientDataHash, now: now)
+        return VerifiedRegistration(key: key, receipt: receipt)
     }
 
     /// Apple's steps in the seed's order.

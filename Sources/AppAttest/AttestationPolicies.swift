@@ -11,7 +11,7 @@ struct CertificateChainPolicy: AttestationPolicy {
     let cache: IntermediateCache
 
     func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
-        guard evidence.leafKey?.curve == .p256, evidence.intermediatePublicKey?.curve == .p384 else {
+        guard evidence.leafKey?.curve == .p256, evidence.intermediateIsP384 else {
             return .fail(.keyUnsupported, detail: "leaf must be P-256 and intermediate P-384")
         }
         do {

@@ -25,12 +25,19 @@ struct AttestationEvidence {
     let intermediateKey: [UInt8]
     /// The leaf's key when it is ECDSA on an accepted curve, nil otherwise (the chain policy refuses that).
     let leafKey: ECPublicKey?
-    let intermediatePublicKey: ECPublicKey?
+    /// Whether the intermediate's key is P-384: checked when it is first verified, and only such
+    /// intermediates are cached.
+    let intermediateIsP384: Bool
     let now: Date
 
     var authenticatorData: AuthenticatorData { object.authenticatorData }
 
     /// Types the certificates of `object`: exactly leaf + intermediate, each DER parsed in full.
+    ///
+    /// Under a cached intermediate the leaf is parsed without OpenSSL decoding its key
+    /// (`KeyDecoding.deferred`): it is only ever a subject there, and its key is built from the SPKI
+    /// fields. A first-seen intermediate goes through OpenSSL's full chain build, which needs both
+    /// certificates parsed with their keys.
     /// - Throws: `chain_length` or `cert_malformed`.
     init(
         keyId: [UInt8],
@@ -49,7 +56,10 @@ struct AttestationEvidence {
         intermediateKey = IntermediateCache.key([object.certificates[1]], root: root)
         let cached = cache.certificate(intermediateKey)
         do {
-            leaf = try Certificate(derRepresentation: object.certificates[0])
+            leaf = try Certificate(
+                derRepresentation: object.certificates[0],
+                keyDecoding: cached == nil ? .eager : .deferred
+            )
             if let cached {
                 intermediate = cached
             } else {
@@ -58,7 +68,7 @@ struct AttestationEvidence {
         } catch { throw AppAttestError(.certMalformed, detail: error.description) }
         intermediateVerified = cached != nil
         leafKey = try? leaf.publicKey()
-        intermediatePublicKey = try? intermediate.publicKey()
+        intermediateIsP384 = cached != nil || (try? intermediate.publicKey())?.curve == .p384
         self.keyId = keyId
         self.clientDataHash = clientDataHash
         self.object = object

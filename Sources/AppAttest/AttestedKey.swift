@@ -1,6 +1,6 @@
 package import Crypto
 
-/// A key that passed attestation: what the key registration stores.
+/// A key that passed Apple's attestation steps: what the key registration stores.
 package struct AttestedKey: Sendable, Hashable {
     /// SHA-256 of the X9.62 point (32 bytes).
     package let keyId: [UInt8]
@@ -9,8 +9,18 @@ package struct AttestedKey: Sendable, Hashable {
     package let environment: AppAttestEnvironment
     /// The App ID whose rpIdHash matched.
     package let appId: AppID
-    /// The ATTEST receipt from the statement, verified; store it to ask Apple for risk metrics later.
-    package let receipt: AppAttestReceipt
+    /// The receipt from the attestation statement, exactly as received. Not checked by Apple's nine
+    /// steps: `AppAttestVerifier.verifyReceipt` checks it (key registration runs both through
+    /// `verifyRegistration`); store it to ask Apple for risk metrics later.
+    package let receiptBytes: [UInt8]
+    /// DER of the credential certificate (the x5c leaf), which an ATTEST receipt repeats in field 3.
+    package let credentialCertificateDER: [UInt8]
     /// Always 0 for a fresh attestation; assertions must exceed the stored value.
     package let counter: UInt32
+}
+
+/// A registration's evidence, both parts verified: the attested key and its ATTEST receipt.
+package struct VerifiedRegistration: Sendable, Hashable {
+    package let key: AttestedKey
+    package let receipt: AppAttestReceipt
 }

@@ -3,7 +3,8 @@ internal import Synchronization
 
 /// Remembers CA certificates that a full chain verification accepted, keyed by SHA-256 of their DER
 /// and the root's fingerprint, with the parsed certificate: later attestations skip both the parse
-/// and the intermediate's signature check, leaving one signature check on the leaf.
+/// and the intermediate's signature check (and the App Attest intermediate's P-384 check), leaving one
+/// signature check on the leaf.
 ///
 /// Used for the App Attest intermediate and for the receipt signer's chain. Device leaves are never
 /// cached: each carries a fresh nonce.

@@ -4,7 +4,8 @@ internal import CBOR
 internal import Crypto
 internal import FoundationEssentials
 
-/// One fuzz input: the CBOR decoder, then `verifyAttestation` and `verifyAssertion` over the same bytes.
+/// One fuzz input: the CBOR decoder, then `verifyRegistration` (`verifyAttestation` and the receipt) and
+/// `verifyAssertion` over the same bytes.
 /// Any outcome but a crash, a hang or a sanitizer report is fine: malformed input must end in a slug.
 ///
 /// The inputs match the seeds (fuzz/seeds), so mutations of a genuine object reach the later checks:
@@ -34,7 +35,7 @@ enum FuzzTarget {
     @discardableResult
     static func run(_ input: [UInt8]) -> Int {
         _ = try? CBORDecoder().decode(input)
-        let attested = try? attestationVerifier.verifyAttestation(
+        let attested = try? attestationVerifier.verifyRegistration(
             keyId: keyId,
             attestation: input,
             clientDataHash: attestationClientDataHash,

@@ -89,11 +89,12 @@ extension GateTestClient {
     }
 
     /// Attests the device's current key for `challenge` (a fresh one when nil) and posts it to
-    /// `/v1/attest/keys` under `deviceID` (the device's own by default).
+    /// `/v1/attest/keys` under `deviceID` (the device's own by default); `options` breaks one thing.
     package func registerKey(
         _ device: IOSDevice,
         challenge: String? = nil,
-        deviceID: String? = nil
+        deviceID: String? = nil,
+        options: AttestationOptions = .genuine
     ) async throws -> GateTestResponse {
         let deviceID = deviceID ?? device.deviceID
         var challengeText = challenge ?? ""
@@ -103,7 +104,8 @@ extension GateTestClient {
         let attestation = try device.device.attest(
             device.key,
             clientDataHash: Digest.sha256(challengeBytes),
-            now: app.clock.now()
+            now: app.clock.now(),
+            options: options
         )
         let body = JSONValue.object([
             "keyId": .string(Bytes.base64(device.key.keyId)),

@@ -47,9 +47,9 @@ package struct KeyRegistration: Sendable {
             return .error(503, "unavailable")
         }
 
-        let attested: AttestedKey
+        let registration: VerifiedRegistration
         do {
-            attested = try verifier.verifyAttestation(
+            registration = try verifier.verifyRegistration(
                 keyId: keyId,
                 attestation: attestation,
                 clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
@@ -60,6 +60,7 @@ package struct KeyRegistration: Sendable {
             return rejected
         }
 
+        let attested = registration.key
         let stored = StoredAppAttestKey(
             keyId: attested.keyId,
             publicKey: attested.publicKey.derRepresentation,
@@ -68,7 +69,7 @@ package struct KeyRegistration: Sendable {
         )
         let binding: KeyBinding
         do {
-            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: attested.receipt.bytes)
+            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: registration.receipt.bytes)
             else {
                 logger.warning(
                     "key registration refused",

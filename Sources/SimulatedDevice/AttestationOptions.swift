@@ -17,6 +17,8 @@ package struct AttestationOptions: Sendable {
     package var omitNonceExtension = false
     /// Replaces the nonce extension's DER (e.g. with a long-form length).
     package var nonceExtensionValue: [UInt8]? = nil
+    /// Adds a critical extension nobody knows (OID 1.3.6.1.4.1.55555.1) to the leaf.
+    package var unknownCriticalExtension = false
     /// Issues the leaf for an RSA key instead of the attested P-256 key.
     package var rsaLeafKey = false
     /// What x5c holds (genuine: leaf + intermediate).
@@ -25,6 +27,25 @@ package struct AttestationOptions: Sendable {
     package var newerFormat = false
     /// Leaves the receipt out of the statement.
     package var omitReceipt = false
+    /// What the ATTEST receipt says (genuine: the defaults), one knob per receipt check.
+    package var receipt = ReceiptOptions()
+
+    package struct ReceiptOptions: Sendable {
+        /// Overrides field 2, the App ID.
+        package var appId: String? = nil
+        /// Puts another key's certificate in field 3.
+        package var otherKeyCertificate = false
+        /// Overrides field 4, the client data hash.
+        package var clientDataHash: [UInt8]? = nil
+        /// Overrides field 6 (genuine: `ATTEST`).
+        package var kind: String? = nil
+        /// Overrides field 7 (genuine: `sandbox` for development devices, `production` otherwise).
+        package var environment: String? = nil
+        /// Changes one content byte after signing, so the PKCS#7 signature no longer matches.
+        package var tamperAfterSigning = false
+        /// Signs with this authority's receipt signer instead of the device's (a chain to another root).
+        package var signer: SimulatedAppleCA? = nil
+    }
 
     package enum Chain: Sendable {
         case leafAndIntermediate

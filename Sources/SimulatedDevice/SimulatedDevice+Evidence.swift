@@ -51,6 +51,9 @@ extension SimulatedDevice {
             let oid: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x63, 0x64, 0x04, 0x18]
             extensions.append(.init(oid: "2.5.29.37", value: DERWriter.sequence([oid])))
         }
+        if options.unknownCriticalExtension {
+            extensions.append(.init(oid: "1.3.6.1.4.1.55555.1", critical: true, value: [0x05, 0x00]))
+        }
         let subjectKey = options.rsaLeafKey ? try PrivateKey(generating: .rsa2048) : key.privateKey.privateKey
         return try CertificateBuilder(
             subject: [
@@ -65,27 +68,42 @@ extension SimulatedDevice {
 
     /// An ATTEST receipt (Apple "Assessing fraud risk"): PKCS#7 over a SET of
     /// `SEQUENCE { INTEGER field, INTEGER version, OCTET STRING value }`.
-    func attestReceipt(leaf: Certificate, clientDataHash: [UInt8], now: Date) throws(CryptoError) -> [UInt8] {
+    func attestReceipt(
+        leaf: Certificate,
+        clientDataHash: [UInt8],
+        now: Date,
+        options: AttestationOptions.ReceiptOptions
+    ) throws(CryptoError) -> [UInt8] {
         func field(_ number: Int, _ value: [UInt8]) -> [UInt8] {
             DERWriter.sequence([DERWriter.integer(number), DERWriter.integer(1), DERWriter.octets(value)])
         }
         func text(_ string: String) -> [UInt8] { Array(string.utf8) }
-        var fields = [
-            field(2, text(appId)),
-            field(3, leaf.derRepresentation),
-            field(4, clientDataHash),
+        var certificate = leaf
+        if options.otherKeyCertificate {
+            let other = try SimulatedAppAttestKey()
+            certificate = try issueLeaf(for: other, nonce: Digest.sha256([0]), now: now, options: .genuine)
+        }
+        let fields = [
+            field(2, text(options.appId ?? appId)),
+            field(3, certificate.derRepresentation),
+            field(4, options.clientDataHash ?? clientDataHash),
             field(5, text(Bytes.base64(SecureRandom().bytes(48)))),
-            field(6, text("ATTEST")),
+            field(6, text(options.kind ?? "ATTEST")),
+            field(7, text(options.environment ?? (environment == .development ? "sandbox" : "production"))),
             field(12, text(iso8601(now))),
             field(21, text(iso8601(now.addingTimeInterval(90 * 86_400)))),
         ]
-        fields.insert(field(7, text(environment == .development ? "sandbox" : "production")), at: 5)
-        return try SignedData.sign(
+        let signer = options.signer ?? authority
+        var receipt = try SignedData.sign(
             DERWriter.set(fields),
-            signer: authority.receiptSigner,
-            key: authority.receiptSignerKey,
-            extraCertificates: [authority.receiptCA]
+            signer: signer.receiptSigner,
+            key: signer.receiptSignerKey,
+            extraCertificates: [signer.receiptCA]
         )
+        if options.tamperAfterSigning, let index = receipt.firstRange(of: Array("ATTEST".utf8))?.lowerBound {
+            receipt[index] = UInt8(ascii: "B")  // "BTTEST": still well-formed, no longer what was signed
+        }
+        return receipt
     }
 
     func iso8601(_ date: Date) -> String {

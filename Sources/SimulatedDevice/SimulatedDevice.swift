@@ -62,7 +62,12 @@ package struct SimulatedDevice: Sendable {
             }
         var statement = [CBORMapEntry(.text("x5c"), .array(x5c.map { .bytes($0.derRepresentation) }))]
         if !options.omitReceipt {
-            let receipt = try attestReceipt(leaf: leaf, clientDataHash: clientDataHash, now: now)
+            let receipt = try attestReceipt(
+                leaf: leaf,
+                clientDataHash: clientDataHash,
+                now: now,
+                options: options.receipt
+            )
             statement.append(CBORMapEntry(.text("receipt"), .bytes(receipt)))
         }
         return CBOREncoder.encode(

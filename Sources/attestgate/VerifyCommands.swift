@@ -41,12 +41,13 @@ enum VerifyCommands {
         let environment: AppAttestEnvironment = options.flags.contains("--development") ? .development : .production
         let verifier = AppAttestVerifier(teamId: teamId, bundleIds: bundleIds, environment: environment, trust: trust)
         do {
-            let key = try verifier.verifyAttestation(
+            // What key registration accepts: Apple's steps, then the ATTEST receipt.
+            let key = try verifier.verifyRegistration(
                 keyId: keyId,
                 attestation: attestation,
                 clientDataHash: clientDataHash,
                 now: now
-            )
+            ).key
             CLIOutput.json(
                 .object([
                     "result": .string("accepted"), "keyId": .string(Bytes.base64(key.keyId)),

@@ -50,39 +50,89 @@ import Testing
         return (key, attestation)
     }
 
+    /// The two ways a chain is checked: a first-seen intermediate goes through OpenSSL's full chain build
+    /// (leaf parsed with its key); a cached one leaves one signature check on a leaf parsed without its
+    /// key (`CertificateChainVerifier.verify(leaf:verifiedIntermediate:)`). Every refusal holds on both.
+    enum ChainPath: CaseIterable {
+        case firstSeenIntermediate
+        case cachedIntermediate
+    }
+
+    /// A cache holding the intermediate of `device` (this suite's own by default), verified at `time`.
+    func warmCache(
+        device: SimulatedDevice? = nil,
+        root: Certificate = authority.root,
+        at time: Date = now
+    ) throws
+        -> IntermediateCache
+    {
+        let cache = IntermediateCache()
+        let (key, attestation) = try attest(device: device, at: time)
+        _ = try verifier(root: root, cache: cache).verifyAttestation(
+            keyId: key.keyId,
+            attestation: attestation,
+            clientDataHash: clientDataHash,
+            now: time
+        )
+        return cache
+    }
+
+    func cache(for path: ChainPath) throws -> IntermediateCache {
+        path == .cachedIntermediate ? try warmCache() : IntermediateCache()
+    }
+
+    /// Registration (Apple's steps, then the receipt) refuses `options` with `reason`, on both chain paths.
     func expectRefusal(
         _ reason: AppAttestError.Reason,
         _ options: AttestationOptions = .genuine,
         keyId: [UInt8]? = nil,
         clientDataHash: [UInt8]? = nil,
-        verifier: AppAttestVerifier? = nil,
         at time: Date = now,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let (key, attestation) = try attest(options)
-        #expect(throws: AppAttestError(reason), sourceLocation: sourceLocation) {
-            try (verifier ?? self.verifier()).verifyAttestation(
-                keyId: keyId ?? key.keyId,
-                attestation: attestation,
-                clientDataHash: clientDataHash ?? self.clientDataHash,
-                now: time
-            )
+        for path in ChainPath.allCases {
+            let verifier = verifier(cache: try cache(for: path))
+            let (key, attestation) = try attest(options)
+            #expect(throws: AppAttestError(reason), "\(path)", sourceLocation: sourceLocation) {
+                try verifier.verifyRegistration(
+                    keyId: keyId ?? key.keyId,
+                    attestation: attestation,
+                    clientDataHash: clientDataHash ?? self.clientDataHash,
+                    now: time
+                )
+            }
         }
     }
 
-    @Test func genuineAttestationIsAcceptedWithItsReceipt() throws {
+    @Test(arguments: ChainPath.allCases) func genuineAttestationIsAcceptedWithItsReceipt(path: ChainPath) throws {
         let (key, attestation) = try attest()
-        let attested = try verifier().verifyAttestation(
+        let registration = try verifier(cache: try cache(for: path)).verifyRegistration(
             keyId: key.keyId,
             attestation: attestation,
             clientDataHash: clientDataHash,
             now: Self.now
         )
-        #expect(attested.publicKey == key.publicKey)
-        #expect(attested.environment == .production)
-        #expect(attested.receipt.kind == .attest)
-        #expect(attested.receipt.environment == "production")
-        #expect(attested.receipt.appId == "ABCDE12345.com.example.gate")
+        #expect(registration.key.publicKey == key.publicKey)
+        #expect(registration.key.environment == .production)
+        #expect(registration.receipt.bytes == registration.key.receiptBytes)
+        #expect(registration.receipt.kind == .attest)
+        #expect(registration.receipt.environment == "production")
+        #expect(registration.receipt.appId == "ABCDE12345.com.example.gate")
+    }
+
+    @Test func verifyAttestationIsApplesStepsAndLeavesTheReceiptToVerifyReceipt() throws {
+        let (key, attestation) = try attest(.genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" })
+        let verifier = verifier()
+        let attested = try verifier.verifyAttestation(
+            keyId: key.keyId,
+            attestation: attestation,
+            clientDataHash: clientDataHash,
+            now: Self.now
+        )
+        #expect(!attested.receiptBytes.isEmpty)
+        #expect(throws: AppAttestError(.receiptAppIdMismatch)) {
+            try verifier.verifyReceipt(of: attested, clientDataHash: clientDataHash, now: Self.now)
+        }
     }
 
     @Test func newerFormatIsAccepted() throws {
@@ -292,16 +342,10 @@ import Testing
         }
     }
 
-    @Test func aCachedIntermediateStillNeedsAValidLeafSignatureAndWindows() throws {
-        let cache = IntermediateCache()
-        let (key, attestation) = try attest()
-        _ = try verifier(cache: cache).verifyAttestation(
-            keyId: key.keyId,
-            attestation: attestation,
-            clientDataHash: clientDataHash,
-            now: Self.now
-        )
-        // Same intermediate, now cached: a leaf from a look-alike intermediate with the same name fails,
+    @Test(arguments: ChainPath.allCases) func aLeafSignedByAnotherKeyBesideTheGenuineIntermediate(
+        path: ChainPath
+    ) throws {
+        // A look-alike hierarchy with the same names signs the leaf; x5c carries the genuine intermediate.
         let impostor = try SimulatedAppleCA(now: Self.now)
         let forged = SimulatedDevice(
             teamId: "ABCDE12345",
@@ -309,29 +353,86 @@ import Testing
             environment: .production,
             authority: impostor
         )
-        let (forgedKey, forgedAttestation) = try attest(device: forged)
+        let (key, attestation) = try attest(device: forged)
+        guard case .map(var entries) = try CBORDecoder().decode(attestation),
+            let statementIndex = entries.firstIndex(where: { $0.key == .text("attStmt") }),
+            case .map(var statement) = entries[statementIndex].value,
+            let x5cIndex = statement.firstIndex(where: { $0.key == .text("x5c") }),
+            case .array(let x5c) = statement[x5cIndex].value
+        else { throw AppAttestError(.attStmtMalformed) }
+        statement[x5cIndex] = CBORMapEntry(
+            .text("x5c"),
+            .array([x5c[0], .bytes(Self.authority.intermediate.derRepresentation)])
+        )
+        entries[statementIndex] = CBORMapEntry(.text("attStmt"), .map(statement))
+        let spliced = CBOREncoder.encode(.map(entries))
         #expect(throws: AppAttestError(.chainUntrusted)) {
-            try verifier(cache: cache).verifyAttestation(
-                keyId: forgedKey.keyId,
-                attestation: forgedAttestation,
+            try verifier(cache: try cache(for: path)).verifyAttestation(
+                keyId: key.keyId,
+                attestation: spliced,
                 clientDataHash: clientDataHash,
                 now: Self.now
             )
         }
-        // and an expired leaf under the cached intermediate is still refused.
-        try expectRefusal(
-            .certExpired,
-            .genuine.with { $0.leafValidity = -(10 * 86_400)...(-86_400) },
-            verifier: verifier(cache: cache)
+    }
+
+    @Test func anUnknownCriticalExtensionOnTheLeaf() throws {
+        try expectRefusal(.chainUntrusted, .genuine.with { $0.unknownCriticalExtension = true })
+    }
+
+    @Test func aCachedIntermediateThatHasSinceExpired() throws {
+        var validity = SimulatedAppleCA.Validity.around(Self.now)
+        validity.intermediate = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-3_600)
+        let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
+        let device = SimulatedDevice(
+            teamId: "ABCDE12345",
+            bundleId: "com.example.gate",
+            environment: .production,
+            authority: authority
         )
-        // A second genuine attestation passes on the cached path.
-        let (again, secondAttestation) = try attest()
-        _ = try verifier(cache: cache).verifyAttestation(
-            keyId: again.keyId,
-            attestation: secondAttestation,
-            clientDataHash: clientDataHash,
-            now: Self.now
-        )
+        // Verified (and cached) while it was valid; a later leaf under it is refused for the window.
+        let earlier = Self.now.addingTimeInterval(-6 * 3_600)
+        let cache = try warmCache(device: device, root: authority.root, at: earlier)
+        let (key, attestation) = try attest(device: device)
+        #expect(throws: AppAttestError(.certExpired)) {
+            try verifier(root: authority.root, cache: cache).verifyAttestation(
+                keyId: key.keyId,
+                attestation: attestation,
+                clientDataHash: clientDataHash,
+                now: Self.now
+            )
+        }
+    }
+
+    // MARK: The ATTEST receipt (verifyReceipt, through verifyRegistration)
+
+    @Test func aReceiptForAnotherApp() throws {
+        try expectRefusal(.receiptAppIdMismatch, .genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" })
+    }
+
+    @Test func aReceiptForAnotherKey() throws {
+        try expectRefusal(.receiptKeyMismatch, .genuine.with { $0.receipt.otherKeyCertificate = true })
+    }
+
+    @Test func aReceiptForAnotherAttestation() throws {
+        try expectRefusal(.receiptClientHashMismatch, .genuine.with { $0.receipt.clientDataHash = Digest.sha256([7]) })
+    }
+
+    @Test func aRefreshedReceiptInPlaceOfAnAttestReceipt() throws {
+        try expectRefusal(.receiptTypeUnexpected, .genuine.with { $0.receipt.kind = "RECEIPT" })
+    }
+
+    @Test func aSandboxReceiptForAProductionKey() throws {
+        try expectRefusal(.receiptEnvironmentMismatch, .genuine.with { $0.receipt.environment = "sandbox" })
+    }
+
+    @Test func aReceiptChangedAfterSigning() throws {
+        try expectRefusal(.receiptSignatureInvalid, .genuine.with { $0.receipt.tamperAfterSigning = true })
+    }
+
+    @Test func aReceiptSignedUnderAnotherRoot() throws {
+        let other = try SimulatedAppleCA(now: Self.now)
+        try expectRefusal(.receiptUntrusted, .genuine.with { $0.receipt.signer = other })
     }
 }
 

@@ -207,6 +207,23 @@ import Testing
         }
     }
 
+    @Test func aKeyWhoseReceiptNamesAnotherAppIsNotRegistered() async throws {
+        let app = try await GateTestApp()
+        try await app.test { client in
+            let phone = try client.iosDevice()
+            // Apple's nine steps pass; only the ATTEST receipt is wrong, and registration still refuses.
+            let options = AttestationOptions.genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" }
+            let refused = try await client.registerKey(phone, options: options)
+            #expect(refused.status == 403)
+            #expect(refused.error == "attestation_rejected")
+            #expect(
+                app.logs.objects.last { $0["message"] == .string("key registration refused") }?["reason"]
+                    == .string("appattest.receipt_app_id_mismatch")
+            )
+            #expect(try await app.row("DEVICE#\(phone.deviceID)", "ATTEST_KEY") == nil)
+        }
+    }
+
     @Test func aKeyBoundToAnotherDeviceIDIsRefusedAtRegistration() async throws {
         let app = try await GateTestApp()
         try await app.test { client in
