@@ -134,7 +134,8 @@ fuzz-smoke:
 
 ## bench: the performance figures of docs/performance.md, one table (local-harness/bench.py): cold start
 ## next to the Python stack, RSS over 10,000 metered calls, runtime-loop throughput, App Attest rates next to
-## `openssl speed`, DynamoDB requests and gate latency per iOS call against moto, sizes. Figures, not tests:
+## OpenSSL verifications in alternating windows (and `openssl speed`), DynamoDB requests and gate latency per
+## iOS call against moto, sizes. Figures, not tests:
 ## never part of `make test`. BENCH_ARGS=--quick for a short pass.
 BENCH_ARGS ?=
 bench: package

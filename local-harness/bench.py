@@ -11,6 +11,7 @@ usage: bench.py --bin .build/release [--app-attest-line LINE ...] [--quick] [--j
 import argparse
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -698,27 +699,40 @@ def main(argv=None):
     if args.app_attest and os.path.exists(args.app_attest):
         with open(args.app_attest) as handle:
             text = handle.read()
+        # AppAttestBench prints "<name>: <rate>/s  reference=<r>/s ratio=<q> low=<q> high=<q>
+        # [openssl=<r>/s opensslRatio=<q>]": the ratio is the median of windows that alternate with a
+        # plain OpenSSL verification on the same thread; `openssl speed`'s figure is printed beside it.
+        kinds = {  # name printed → (figure key, row label, reference curve, has the 0.9× target)
+            "attestations": ("attestations", "attestations (Apple's steps 1-9)", "P-384", True),
+            "receipts": ("receipts", "ATTEST receipts", "P-256", False),
+            "registrations": ("registrations", "registrations (attestation + receipt)", "P-384", False),
+            "assertions": ("assertions", "assertions", "P-256", True),
+            "assertions-stored-key": ("assertionsStored", "assertions incl. stored-key parse (gate)", "P-256", True),
+        }
         for line in text.splitlines():
-            parts = line.replace("(", " ").replace(")", " ").replace(",", " ").split()
-            if line.startswith(("attestations:", "assertions  :", "assertions (stored DER key):")):
-                name = {"at": "attestations", "as": "assertions"}[line[:2]]
-                if "stored DER key" in line:
-                    name = "assertions incl. stored-key parse (gate)"
-                    parts = parts[4:]
-                    parts.insert(0, "assertions:")
-                rate = float(parts[1].rstrip("/s")) if parts[1].endswith("/s") else float(parts[2].rstrip("/s"))
-                ratio = float(parts[parts.index("ratio") + 1]) if "ratio" in parts else None
-                reference = "P-384" if name == "attestations" else "P-256"
-                openssl = float(parts[parts.index("verify") + 1].rstrip("/s")) if "verify" in parts else None
-                figures[name.split(" ")[0] + ("Stored" if "stored" in name else "")] = {
-                    "perSecond": rate, "ratio": ratio, "opensslVerifyPerSecond": openssl}
-                rows.append(("App Attest %s/s, one core" % name, {"median": rate}, "/s", "", None))
-                if openssl is not None:
-                    rows.append(("  openssl speed ecdsa %s verify/s" % reference, {"median": openssl}, "/s", "",
-                                 None))
-                if ratio is not None:
-                    rows.append(("  ratio to openssl speed %s verify" % reference, {"median": ratio}, "×",
-                                 "≥ 0.9×", ratio >= 0.9))
+            name, _, rest = line.partition(":")
+            if name not in kinds or "/s" not in rest:
+                continue
+            key, label, reference, has_target = kinds[name]
+            fields = dict(item.split("=", 1) for item in rest.split()[1:] if "=" in item)
+            number = lambda text: float(text.rstrip("/s"))
+            figure = {"perSecond": number(rest.split()[0]), "ratio": number(fields["ratio"]),
+                      "ratioLowest": number(fields["low"]), "ratioHighest": number(fields["high"]),
+                      "referencePerSecond": number(fields["reference"])}
+            if "openssl" in fields:
+                figure["opensslSpeedPerSecond"] = number(fields["openssl"])
+                figure["opensslSpeedRatio"] = number(fields["opensslRatio"])
+            figures[key] = figure
+            rows.append(("App Attest %s/s, one core" % label, {"median": figure["perSecond"]}, "/s", "", None))
+            rows.append(("  OpenSSL %s verify/s, alternating windows" % reference,
+                         {"median": figure["referencePerSecond"]}, "/s", "", None))
+            rows.append(("  ratio (median of windows; lowest, highest)",
+                         {"median": figure["ratio"], "min": figure["ratioLowest"], "max": figure["ratioHighest"]},
+                         "×", "≥ 0.9×" if has_target else "", (figure["ratio"] >= 0.9) if has_target else None))
+            if "opensslSpeedPerSecond" in figure:
+                rows.append(("  `openssl speed` %s verify/s (run before, not alongside)" % reference,
+                             {"median": figure["opensslSpeedPerSecond"]}, "/s", "", None))
+                rows.append(("  ratio to `openssl speed`", {"median": figure["opensslSpeedRatio"]}, "×", "", None))
 
     # 6. Sizes.
     for name in ("bootstrap", "attestgate"):

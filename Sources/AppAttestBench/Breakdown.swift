@@ -7,6 +7,7 @@ internal import FoundationEssentials
 enum Breakdown {
     static func run(
         attestation: [UInt8],
+        whole: @escaping () throws -> Void,
         root: Certificate,
         now: Date,
         rate: ((Int) throws -> Void) throws -> Double
@@ -15,16 +16,22 @@ enum Breakdown {
         let x5c = object["attStmt"]?["x5c"]?.arrayValue?.compactMap(\.bytesValue) ?? []
         let receipt = object["attStmt"]?["receipt"]?.bytesValue ?? []
         let leaf = try Certificate(derRepresentation: x5c[0])
+        let deferredLeaf = try Certificate(derRepresentation: x5c[0], keyDecoding: .deferred)
         let intermediate = try Certificate(derRepresentation: x5c[1])
         let verifier = CertificateChainVerifier(root: root)
         let signed = try SignedData(verifyingSignatureOf: receipt)
         let stages: [(String, (Int) throws -> Void)] = [
+            ("whole verifyAttestation (cached intermediate)", { _ in try whole() }),
             ("cbor decode", { _ in _ = try CBORDecoder().decode(attestation) }),
-            ("leaf parse", { _ in _ = try Certificate(derRepresentation: x5c[0]) }),
+            ("leaf parse, key decoded by OpenSSL", { _ in _ = try Certificate(derRepresentation: x5c[0]) }),
+            (
+                "leaf parse, key deferred",
+                { _ in _ = try Certificate(derRepresentation: x5c[0], keyDecoding: .deferred) }
+            ),
             ("leaf public key", { _ in _ = try leaf.publicKey() }),
             (
                 "chain (cached intermediate)",
-                { _ in try verifier.verify(leaf: leaf, verifiedIntermediate: intermediate, at: now) }
+                { _ in try verifier.verify(leaf: deferredLeaf, verifiedIntermediate: intermediate, at: now) }
             ),
             ("chain (full)", { _ in try verifier.verify(leaf: leaf, intermediates: [intermediate], at: now) }),
             ("receipt PKCS#7 parse+signature", { _ in _ = try SignedData(verifyingSignatureOf: receipt) }),
