@@ -5,7 +5,8 @@ internal import Crypto
 // run by `AppAttestVerifier` in this order. Comparisons of hashes use constant time.
 
 /// Step 1: the leaf and intermediate chain to the pinned root, every link valid at `now`; ECDSA only
-/// (P-256 leaf, P-384 intermediate). A verified intermediate is remembered by the hash of its DER.
+/// (P-256 leaf, P-384 intermediate). A verified intermediate is remembered by the hash of its DER, unless
+/// it constrains its subordinates in ways only the full chain build checks.
 struct CertificateChainPolicy: AttestationPolicy {
     let verifier: CertificateChainVerifier
     let cache: IntermediateCache
@@ -19,7 +20,10 @@ struct CertificateChainPolicy: AttestationPolicy {
                 try verifier.verify(leaf: evidence.leaf, verifiedIntermediate: evidence.intermediate, at: evidence.now)
             } else {
                 try verifier.verify(leaf: evidence.leaf, intermediates: [evidence.intermediate], at: evidence.now)
-                cache.insert(evidence.intermediateKey, evidence.intermediate)
+                // An intermediate with constraints only the full build checks is verified in full every time.
+                if CertificateChainVerifier.isOneLinkAnchor(evidence.intermediate) {
+                    cache.insert(evidence.intermediateKey, evidence.intermediate)
+                }
             }
             return .pass
         } catch {

@@ -6,7 +6,8 @@ package struct Certificate: Sendable, Hashable {
     package let derRepresentation: [UInt8]
     /// Start of the validity window.
     package let notBefore: Date
-    /// End of the validity window (inclusive, RFC 5280 4.1.2.5).
+    /// End of the validity window. The instant itself counts as expired, as OpenSSL's `X509_cmp_time`
+    /// counts it, so that both chain checks agree to the second.
     package let notAfter: Date
     /// Whether OpenSSL decoded the subject key at parse time (see `KeyDecoding`).
     let keyDecoded: Bool
@@ -49,8 +50,8 @@ package struct Certificate: Sendable, Hashable {
     /// SHA-256 of the DER (what `openssl x509 -fingerprint -sha256` prints).
     package var sha256Fingerprint: [UInt8] { Digest.sha256(derRepresentation) }
 
-    /// Whether `instant` lies inside `notBefore...notAfter`.
-    package func isValid(at instant: Date) -> Bool { notBefore <= instant && instant <= notAfter }
+    /// Whether `instant` lies inside `notBefore..<notAfter`.
+    package func isValid(at instant: Date) -> Bool { notBefore <= instant && instant < notAfter }
 
     /// The subject in OpenSSL's one-line form, e.g. `/CN=Apple App Attestation Root CA/O=Apple Inc./ST=California`.
     package var subject: String { subjectLine() }

@@ -37,10 +37,11 @@ package struct CertificateChainVerifier: Sendable {
 
     /// Verifies `leaf` against an intermediate that an earlier full `verify` already accepted.
     ///
-    /// What `X509_verify_cert` would check for a two-certificate chain whose issuer is already trusted,
-    /// without building a store: the issuer relation (names, key identifiers, keyCertSign), no malformed
-    /// or unhandled critical extension on the leaf, and one signature verification. The leaf,
-    /// intermediate and root windows are still checked at `now`. The leaf may be parsed without its key
+    /// The checks `X509_verify_cert` makes of a leaf whose issuer is already trusted, without building a
+    /// store: the issuer relation (names, key identifiers, keyCertSign), no malformed or unhandled critical
+    /// extension on the leaf, and one signature verification; the leaf, intermediate and root windows
+    /// at `now`. Issuers with name or policy constraints or RFC 3779 resources, which only the full build
+    /// checks, are refused (see `isOneLinkAnchor`). The leaf may be parsed without its key
     /// (`Certificate.KeyDecoding.deferred`). Never pass an unverified intermediate here: it is used as a
     /// trust anchor.
     /// - Throws: as `verify`.
@@ -50,4 +51,8 @@ package struct CertificateChainVerifier: Sendable {
         }
         try verifyIssued(leaf: leaf, by: verifiedIntermediate)
     }
+
+    /// Whether `certificate` may anchor `verify(leaf:verifiedIntermediate:at:)` once verified: it carries
+    /// no name constraints, policy constraints, inhibitAnyPolicy or RFC 3779 resources. Cache only these.
+    package static func isOneLinkAnchor(_ certificate: Certificate) -> Bool { canAnchorOneLinkChecks(certificate) }
 }

@@ -1,11 +1,11 @@
 import AttestCore
 import CBOR
-import Crypto
 import FoundationEssentials
 import SimulatedDevice
 import Testing
 
 @testable import AppAttest
+@testable import Crypto
 
 /// A synthetic chain with Apple's structure: the genuine case passes, and each test breaks exactly one
 /// condition and requires the matching refusal. Signatures are really verified, nonces recomputed.
@@ -13,13 +13,18 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
     static let authority = try! SimulatedAppleCA(now: now)
 
-    let device = SimulatedDevice(
-        teamId: "ABCDE12345",
-        bundleId: "com.example.gate",
-        environment: .production,
-        authority: authority
-    )
+    let device = Self.device(of: authority)
     let clientDataHash = Digest.sha256(Array("challenge-we-issued".utf8))
+
+    /// A production device of this suite's app under `authority`.
+    static func device(of authority: SimulatedAppleCA) -> SimulatedDevice {
+        SimulatedDevice(
+            teamId: "ABCDE12345",
+            bundleId: "com.example.gate",
+            environment: .production,
+            authority: authority
+        )
+    }
 
     func verifier(
         environment: AppAttestEnvironment = .production,
@@ -202,12 +207,7 @@ import Testing
         var validity = SimulatedAppleCA.Validity.around(Self.now)
         validity.intermediate = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-86_400)
         let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
-        let device = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: authority
-        )
+        let device = Self.device(of: authority)
         let (key, attestation) = try attest(device: device)
         #expect(throws: AppAttestError(.certExpired)) {
             try verifier(root: authority.root).verifyAttestation(
@@ -223,12 +223,7 @@ import Testing
         var validity = SimulatedAppleCA.Validity.around(Self.now)
         validity.root = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-86_400)
         let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
-        let device = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: authority
-        )
+        let device = Self.device(of: authority)
         let (key, attestation) = try attest(device: device)
         #expect(throws: AppAttestError(.certExpired)) {
             try verifier(root: authority.root).verifyAttestation(
@@ -251,12 +246,7 @@ import Testing
     @Test func anUntrustedIntermediate() throws {
         // A look-alike hierarchy with the same names: its intermediate is not signed by the pinned root.
         let impostor = try SimulatedAppleCA(now: Self.now)
-        let device = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: impostor
-        )
+        let device = Self.device(of: impostor)
         let (key, attestation) = try attest(device: device)
         #expect(throws: AppAttestError(.chainUntrusted)) {
             try verifier().verifyAttestation(
@@ -347,12 +337,7 @@ import Testing
     ) throws {
         // A look-alike hierarchy with the same names signs the leaf; x5c carries the genuine intermediate.
         let impostor = try SimulatedAppleCA(now: Self.now)
-        let forged = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: impostor
-        )
+        let forged = Self.device(of: impostor)
         let (key, attestation) = try attest(device: forged)
         guard case .map(var entries) = try CBORDecoder().decode(attestation),
             let statementIndex = entries.firstIndex(where: { $0.key == .text("attStmt") }),
@@ -376,6 +361,24 @@ import Testing
         }
     }
 
+    @Test func theCachedPathIsTakenOnceTheIntermediateIsVerified() throws {
+        let warm = try warmCache()
+        let (key, attestation) = try attest()
+        let object = try AttestationObject(attestation)
+        for (cache, cached) in [(IntermediateCache(), false), (warm, true)] {
+            let evidence = try AttestationEvidence(
+                keyId: key.keyId,
+                clientDataHash: clientDataHash,
+                object: object,
+                now: Self.now,
+                root: Self.authority.root,
+                cache: cache
+            )
+            #expect(evidence.intermediateVerified == cached)
+            #expect(evidence.leaf.keyDecoded == !cached)
+        }
+    }
+
     @Test func anUnknownCriticalExtensionOnTheLeaf() throws {
         try expectRefusal(.chainUntrusted, .genuine.with { $0.unknownCriticalExtension = true })
     }
@@ -384,12 +387,7 @@ import Testing
         var validity = SimulatedAppleCA.Validity.around(Self.now)
         validity.intermediate = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-3_600)
         let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
-        let device = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: authority
-        )
+        let device = Self.device(of: authority)
         // Verified (and cached) while it was valid; a later leaf under it is refused for the window.
         let earlier = Self.now.addingTimeInterval(-6 * 3_600)
         let cache = try warmCache(device: device, root: authority.root, at: earlier)
@@ -441,12 +439,7 @@ import Testing
     @Test func cachedReceiptChainsStillExpire() throws {
         let now = Date(timeIntervalSince1970: 1_790_000_000)
         let authority = try SimulatedAppleCA(now: now)
-        let device = SimulatedDevice(
-            teamId: "ABCDE12345",
-            bundleId: "com.example.gate",
-            environment: .production,
-            authority: authority
-        )
+        let device = SyntheticAttestationTests.device(of: authority)
         let key = try SimulatedAppAttestKey()
         let attestation = try device.attest(key, clientDataHash: [1], now: now)
         let receiptBytes = try #require(CBORDecoder().decode(attestation)["attStmt"]?["receipt"]?.bytesValue)

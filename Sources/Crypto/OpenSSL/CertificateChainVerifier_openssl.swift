@@ -65,17 +65,31 @@ extension CertificateChainVerifier {
     ///
     /// What `X509_verify_cert` checks of a leaf under an already trusted issuer: the issuer relation
     /// (`X509_check_issued`: names, key identifiers, the issuer's keyCertSign, key type against the
-    /// signature algorithm), no malformed, unhandled critical or proxy extension, and the signature.
-    /// The signature is verified here rather than by `X509_verify`, in the default library context, so
-    /// that it also works for a leaf parsed without its key (`KeyDecoding.deferred`): the same checks as
-    /// `X509_verify` (equal inner and outer algorithms, ECDSA with SHA-256/384, no unused bits) over the
-    /// exact `tbsCertificate` bytes received.
+    /// signature algorithm), no malformed, unhandled critical or proxy extension and no malformed
+    /// policies, and the signature. The signature is verified here rather than by `X509_verify`, in the
+    /// default library context, so that it also works for a leaf parsed without its key
+    /// (`KeyDecoding.deferred`): the same checks as `X509_verify` (equal inner and outer algorithms, ECDSA
+    /// with SHA-256/384, no unused bits) over the exact `tbsCertificate` bytes received (so a leaf that is
+    /// BER rather than DER, which the full build would take, is refused here).
+    ///
+    /// Not done here, and why that is safe: name constraints, policy constraints and RFC 3779 resources
+    /// come from the issuer, and an issuer carrying any of them is never used here
+    /// (`canAnchorOneLinkChecks`); a leaf carrying RFC 3779 resources is refused.
     func verifyIssued(leaf: Certificate, by issuer: Certificate) throws(CryptoError) {
         ERR_clear_error()
         defer { ERR_clear_error() }
         let flags = X509_get_extension_flags(leaf.owner.pointer)
-        guard flags & UInt32(EXFLAG_INVALID | EXFLAG_CRITICAL | EXFLAG_PROXY) == 0 else {
-            throw CryptoError(.chainUntrusted, detail: "leaf has malformed, unhandled critical or proxy extensions")
+        guard flags & UInt32(EXFLAG_INVALID | EXFLAG_CRITICAL | EXFLAG_PROXY | EXFLAG_INVALID_POLICY) == 0 else {
+            throw CryptoError(
+                .chainUntrusted,
+                detail: "leaf has malformed, unhandled critical or proxy extensions, or malformed policies"
+            )
+        }
+        guard Self.resourceExtensions.allSatisfy({ X509_get_ext_by_NID(leaf.owner.pointer, $0, -1) < 0 }) else {
+            throw CryptoError(.chainUntrusted, detail: "leaf carries RFC 3779 resources")
+        }
+        guard Self.canAnchorOneLinkChecks(issuer) else {
+            throw CryptoError(.chainUntrusted, detail: "issuer constrains its subordinates: full chain build only")
         }
         let issued = X509_check_issued(issuer.owner.pointer, leaf.owner.pointer)
         guard issued == X509_V_OK else {
@@ -85,6 +99,17 @@ extension CertificateChainVerifier {
         guard let key = X509_get0_pubkey(issuer.owner.pointer), verifySignature(of: leaf, with: key) else {
             throw CryptoError(.chainUntrusted, detail: "leaf signature does not verify under the cached intermediate")
         }
+    }
+
+    /// RFC 3779 IP address and AS number resources, which only the full chain build checks.
+    private static let resourceExtensions = [NID_sbgp_ipAddrBlock, NID_sbgp_autonomousSysNum]
+
+    /// Whether `issuer` constrains nothing that only OpenSSL's full chain build checks of a subordinate:
+    /// no name constraints, policy constraints, inhibitAnyPolicy or RFC 3779 resources.
+    static func canAnchorOneLinkChecks(_ issuer: Certificate) -> Bool {
+        defer { ERR_clear_error() }
+        let constraining = [NID_name_constraints, NID_policy_constraints, NID_inhibit_any_policy] + resourceExtensions
+        return constraining.allSatisfy { X509_get_ext_by_NID(issuer.owner.pointer, $0, -1) < 0 }
     }
 
     private func verifySignature(of certificate: Certificate, with key: OpaquePointer) -> Bool {

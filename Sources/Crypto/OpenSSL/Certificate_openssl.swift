@@ -20,8 +20,9 @@ extension Certificate {
             }
             context = keyless.pointer
         }
-        // d2i into an object made for `context`. OpenSSL frees and clears it when parsing fails; when only
-        // the extensions are malformed it returns NULL and leaves the object in place, so free what is left.
+        // d2i into an object made for `context`; OpenSSL 3.0 frees it and clears `slot` when parsing fails
+        // (X509_free(nil) below is then a no-op). It does not look at the extensions: the check after it
+        // is what refuses malformed ones.
         var slot = X509_new_ex(context, nil)
         guard slot != nil else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_new_ex") }
         let consumed: Int? = der.withUnsafeBufferPointer { buffer in
@@ -34,7 +35,8 @@ extension Certificate {
             throw OpenSSLErrorQueue.error(.derMalformed, "d2i_X509")
         }
         let owner = X509Owner(unsafeTakingOwnership: pointer)
-        // Computes OpenSSL's extension cache; a certificate with unparsable extensions is malformed.
+        // Computes OpenSSL's extension cache; a certificate with unparsable extensions is malformed. Keep
+        // this: d2i_X509 itself accepts them.
         guard X509_get_extension_flags(pointer) & UInt32(EXFLAG_INVALID) == 0 else {
             throw CryptoError(.derMalformed, detail: "malformed extensions")
         }
@@ -61,8 +63,16 @@ extension Certificate {
         return Certificate(owner: owner, der: der, notBefore: notBefore, notAfter: notAfter, keyDecoded: keyDecoded)
     }
 
+    /// Reads a validity time in RFC 5280's only forms (4.1.2.5): UTCTime `YYMMDDHHMMSSZ` or GeneralizedTime
+    /// `YYYYMMDDHHMMSSZ`. `ASN1_TIME_to_tm` alone would also take offsets and fractions, which OpenSSL's
+    /// chain check (`X509_cmp_time`) refuses.
     private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
-        guard let time else { return nil }
+        guard let time, let bytes = time.pointee.data else { return nil }
+        let length = Int(time.pointee.length)
+        let expected = time.pointee.type == V_ASN1_UTCTIME ? 13 : time.pointee.type == V_ASN1_GENERALIZEDTIME ? 15 : 0
+        guard length == expected, bytes[length - 1] == UInt8(ascii: "Z"),
+            (0..<(length - 1)).allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) })
+        else { return nil }
         var broken = tm()
         guard ASN1_TIME_to_tm(time, &broken) == 1 else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(timegm(&broken)))
