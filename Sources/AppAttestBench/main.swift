@@ -118,7 +118,8 @@ func line(_ name: String, _ figure: Paired, opensslSpeed: Double?) -> String {
     }
     return text
 }
-print("(\(windows) windows of \(seconds / Double(windows)) CPU s each, alternating with the reference)")
+let windowMilliseconds = Int((seconds / Double(windows) * 1000).rounded())
+print("(\(windows) windows of \(windowMilliseconds) ms of CPU each, alternating with the reference)")
 print(line("attestations", attestationFigure, opensslSpeed: options["--openssl-p384"]))
 print(line("receipts", receiptFigure, opensslSpeed: options["--openssl-p256"]))
 print(line("registrations", registrationFigure, opensslSpeed: options["--openssl-p384"]))
