@@ -78,7 +78,7 @@ package struct AppAttestVerifier: Sendable {
             publicKey: publicKey,
             environment: environment,
             appId: appId,
-            receiptBytes: object.receipt,
+            unverifiedReceipt: object.receipt,
             credentialCertificateDER: evidence.leaf.derRepresentation,
             counter: 0
         )
@@ -94,7 +94,7 @@ package struct AppAttestVerifier: Sendable {
         now: Date
     ) throws(AppAttestError) -> AppAttestReceipt {
         let receipt = try AppAttestReceipt(
-            verifying: key.receiptBytes,
+            verifying: key.unverifiedReceipt,
             root: trust.receiptRoot,
             at: now,
             chainCache: receiptCache

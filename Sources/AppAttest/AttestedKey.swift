@@ -9,10 +9,10 @@ package struct AttestedKey: Sendable, Hashable {
     package let environment: AppAttestEnvironment
     /// The App ID whose rpIdHash matched.
     package let appId: AppID
-    /// The receipt from the attestation statement, exactly as received. Not checked by Apple's nine
-    /// steps: `AppAttestVerifier.verifyReceipt` checks it (key registration runs both through
-    /// `verifyRegistration`); store it to ask Apple for risk metrics later.
-    package let receiptBytes: [UInt8]
+    /// The receipt from the attestation statement, exactly as received and not yet checked: Apple's nine
+    /// steps do not cover it. `AppAttestVerifier.verifyReceipt` checks it; key registration runs both
+    /// through `verifyRegistration` and stores `VerifiedRegistration.receipt.bytes`, never these.
+    package let unverifiedReceipt: [UInt8]
     /// DER of the credential certificate (the x5c leaf), which an ATTEST receipt repeats in field 3.
     package let credentialCertificateDER: [UInt8]
     /// Always 0 for a fresh attestation; assertions must exceed the stored value.

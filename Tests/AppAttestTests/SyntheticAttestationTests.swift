@@ -119,7 +119,7 @@ import Testing
         )
         #expect(registration.key.publicKey == key.publicKey)
         #expect(registration.key.environment == .production)
-        #expect(registration.receipt.bytes == registration.key.receiptBytes)
+        #expect(registration.receipt.bytes == registration.key.unverifiedReceipt)
         #expect(registration.receipt.kind == .attest)
         #expect(registration.receipt.environment == "production")
         #expect(registration.receipt.appId == "ABCDE12345.com.example.gate")
@@ -134,7 +134,7 @@ import Testing
             clientDataHash: clientDataHash,
             now: Self.now
         )
-        #expect(!attested.receiptBytes.isEmpty)
+        #expect(!attested.unverifiedReceipt.isEmpty)
         #expect(throws: AppAttestError(.receiptAppIdMismatch)) {
             try verifier.verifyReceipt(of: attested, clientDataHash: clientDataHash, now: Self.now)
         }
