@@ -203,28 +203,17 @@ import Testing
         try expectRefusal(.certExpired, .genuine.with { $0.leafValidity = 3_600...(3 * 86_400) })
     }
 
-    @Test func anExpiredIntermediate() throws {
-        var validity = SimulatedAppleCA.Validity.around(Self.now)
-        validity.intermediate = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-86_400)
-        let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
-        let device = Self.device(of: authority)
-        let (key, attestation) = try attest(device: device)
-        #expect(throws: AppAttestError(.certExpired)) {
-            try verifier(root: authority.root).verifyAttestation(
-                keyId: key.keyId,
-                attestation: attestation,
-                clientDataHash: clientDataHash,
-                now: Self.now
-            )
-        }
-    }
+    enum CACertificate: CaseIterable { case intermediate, root }
 
-    @Test func anExpiredRoot() throws {
+    @Test(arguments: CACertificate.allCases) func anExpiredCACertificate(_ expired: CACertificate) throws {
         var validity = SimulatedAppleCA.Validity.around(Self.now)
-        validity.root = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-86_400)
+        let past = Self.now.addingTimeInterval(-400 * 86_400)...Self.now.addingTimeInterval(-86_400)
+        switch expired {
+        case .intermediate: validity.intermediate = past
+        case .root: validity.root = past
+        }
         let authority = try SimulatedAppleCA(now: Self.now, validity: validity)
-        let device = Self.device(of: authority)
-        let (key, attestation) = try attest(device: device)
+        let (key, attestation) = try attest(device: Self.device(of: authority))
         #expect(throws: AppAttestError(.certExpired)) {
             try verifier(root: authority.root).verifyAttestation(
                 keyId: key.keyId,
