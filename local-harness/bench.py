@@ -46,6 +46,21 @@ def listener():
     return s
 
 
+def serve_connections(sock, serve, nodelay=False):
+    """Accepts on `sock` in a daemon thread until it is closed; each connection gets a daemon thread
+    running `serve(conn)`."""
+    def accept():
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            if nodelay:
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    threading.Thread(target=accept, daemon=True).start()
+
+
 def read_request(conn, buf):
     """One HTTP/1.1 request from `conn` (keep-alive): (method, path, headers, body, rest) or None at EOF."""
     while b"\r\n\r\n" not in buf:
@@ -178,16 +193,7 @@ class RuntimeStub:
         self.lock = threading.Lock()
         self.sock = listener()
         self.endpoint = "127.0.0.1:%d" % self.sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        serve_connections(self.sock, self._serve, nodelay=True)
 
     def _serve(self, conn):
         buf = b""
@@ -309,15 +315,7 @@ class FakeDynamo:
         self.lock = threading.Lock()
         self.sock = listener()
         self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        serve_connections(self.sock, self._serve)
 
     def _serve(self, conn):
         buf = b""
