@@ -34,10 +34,10 @@ build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product attestgate
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tools Tests Package.swift
 
 format:
-	$(SWIFT) format -i -r Sources Tests Package.swift
+	$(SWIFT) format -i -r Sources Tools Tests Package.swift
 
 ## Real decision lines of every in-process flow test, replayed through the alarms of infra/ after the tests.
 DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl

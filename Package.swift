@@ -8,8 +8,8 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-func module(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .target(name: name, dependencies: dependencies, swiftSettings: strictSettings)
+func module(_ name: String, in folder: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "\(folder)/\(name)", swiftSettings: strictSettings)
 }
 
 /// A Swift Testing target; `exclude` lists data folders (fixtures are read via `#filePath`, not as resources).
@@ -27,57 +27,68 @@ let package = Package(
         // C layer: system libraries (modulemap + header only) and one compiled shim target.
         .systemLibrary(
             name: "COpenSSL",
+            path: "Sources/1-C/COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]
         ),
         .systemLibrary(
             name: "CCurl",
+            path: "Sources/1-C/CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]
         ),
-        .target(name: "CShims", dependencies: ["COpenSSL", "CCurl"]),
+        .target(name: "CShims", dependencies: ["COpenSSL", "CCurl"], path: "Sources/1-C/CShims"),
 
         // Foundations shared by every layer above the C wrappers.
-        module("AttestCore", []),
-        module("Crypto", ["COpenSSL", "CShims", "AttestCore"]),
-        module("HTTPClient", ["CCurl", "CShims", "AttestCore"]),
+        module("AttestCore", in: "Sources/2-Core", []),
+        module("CivilTime", in: "Sources/2-Core", []),
+        module("Crypto", in: "Sources/3-Wrappers", ["COpenSSL", "CShims", "AttestCore"]),
+        module("HTTPClient", in: "Sources/3-Wrappers", ["CCurl", "CShims", "AttestCore"]),
 
         // Protocols and verifiers, each alone with the fewest dependencies.
-        module("CBOR", []),
-        module("SigV4", ["Crypto"]),
+        module("CBOR", in: "Sources/4-Protocols", []),
+        module("SigV4", in: "Sources/4-Protocols", ["Crypto"]),
         .target(
             name: "AppAttest",
             dependencies: ["CBOR", "Crypto", "AttestCore"],
+            path: "Sources/4-Protocols/AppAttest",
             exclude: ["Roots"],
             swiftSettings: strictSettings
         ),
-        module("AWSJSON", ["SigV4", "HTTPClient", "AttestCore"]),
-        module("DynamoDB", ["AWSJSON", "SigV4", "HTTPClient", "Crypto", "AttestCore"]),
-        module("SecretsManager", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
-        module("PlayIntegrity", ["Crypto", "HTTPClient", "AttestCore"]),
-        module("DeviceCheck", ["Crypto", "HTTPClient", "AttestCore"]),
+        module("AWSJSON", in: "Sources/4-Protocols", ["SigV4", "HTTPClient", "AttestCore"]),
+        module("DynamoDB", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "Crypto", "AttestCore"]),
+        module("SecretsManager", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
+        module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
+        module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
             "Gate",
-            ["AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
+            in: "Sources/5-Layers",
+            [
+                "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
+            ]
         ),
-        module("LambdaRuntime", ["HTTPClient", "AttestCore"]),
+        module("LambdaRuntime", in: "Sources/5-Layers", ["HTTPClient", "AttestCore"]),
         module(
             "App",
+            in: "Sources/6-App",
             [
                 "Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "AWSJSON", "AppAttest", "PlayIntegrity",
-                "DeviceCheck", "HTTPClient", "Crypto", "AttestCore",
+                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
             ]
         ),
         .executableTarget(
             name: "bootstrap",
             dependencies: ["App", "LambdaRuntime", "HTTPClient", "AttestCore"],
+            path: "Sources/7-Executables/bootstrap",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "attestgate",
             dependencies: ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
+            path: "Sources/7-Executables/attestgate",
             swiftSettings: strictSettings
         ),
 
@@ -85,6 +96,7 @@ let package = Package(
         .executableTarget(
             name: "AppAttestFuzz",
             dependencies: ["AppAttest", "CBOR", "Crypto", "AttestCore"],
+            path: "Tools/AppAttestFuzz",
             swiftSettings: strictSettings
         ),
 
@@ -92,13 +104,17 @@ let package = Package(
         .executableTarget(
             name: "AppAttestBench",
             dependencies: ["AppAttest", "SimulatedDevice", "Crypto"],
+            path: "Tools/AppAttestBench",
             swiftSettings: strictSettings
         ),
 
         // make ci-ddb-local: every conditional write under resends, with controls (docs/resend-harness.md).
         .executableTarget(
             name: "ddb-harness",
-            dependencies: ["Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
+            dependencies: [
+                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+            ],
+            path: "Tools/ddb-harness",
             swiftSettings: strictSettings
         ),
 
@@ -106,24 +122,29 @@ let package = Package(
         .executableTarget(
             name: "GateBench",
             dependencies: ["SimulatedDevice", "HTTPClient", "Crypto", "AttestCore"],
+            path: "Tools/GateBench",
             swiftSettings: strictSettings
         ),
 
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
-        module("SimulatedDevice", ["CBOR", "Crypto", "AttestCore"]),
+        module("SimulatedDevice", in: "Tests/Support", ["CBOR", "Crypto", "AttestCore"]),
 
         // make run's scripted session and a reference client (design.md wire format); not in the Lambda zip.
         .executableTarget(
             name: "attestgate-demo",
-            dependencies: ["SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
+            dependencies: [
+                "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+            ],
+            path: "Tools/attestgate-demo",
             swiftSettings: strictSettings
         ),
 
         // Fakes and loopback servers shared by the test targets (never linked into a product).
-        module("TestSupport", ["HTTPClient", "AttestCore"]),
+        module("TestSupport", in: "Tests/Support", ["HTTPClient", "AttestCore"]),
         // The real API handler in process against moto (GateTestApp): flows through the router.
         module(
             "AppTestSupport",
+            in: "Tests/Support",
             [
                 "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "HTTPClient", "Crypto",
                 "AttestCore",
@@ -131,7 +152,8 @@ let package = Package(
         ),
 
         tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
-        tests("AttestCoreTests", ["AttestCore"], exclude: ["Fixtures"]),
+        tests("AttestCoreTests", ["AttestCore"]),
+        tests("CivilTimeTests", ["CivilTime"], exclude: ["Fixtures"]),
         tests(
             "PlayIntegrityTests",
             ["PlayIntegrity", "HTTPClient", "Crypto", "AttestCore", "TestSupport"],
@@ -140,7 +162,10 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests(
             "GateTests",
-            ["Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
+            [
+                "Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
+            ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
@@ -168,9 +193,9 @@ let package = Package(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "AttestCore",
+                "CivilTime", "AttestCore",
             ]
         ),
-        tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "AttestCore"]),
+        tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),
     ]
 )

@@ -246,7 +246,7 @@ def step_session(stack, args):
                "--budget", str(AI_DAILY_CALL_BUDGET), "--allowance", str(GENERATION_ALLOWANCE)]
     if args.check:
         command.append("--check")
-    print("\nScripted session (attestgate-demo, Sources/attestgate-demo): each line is who, what, expected, got")
+    print("\nScripted session (attestgate-demo, Tools/attestgate-demo): each line is who, what, expected, got")
     sys.stdout.flush()
     started = time.time()
     status = subprocess.run(command, env={**os.environ, **stack.env}).returncode

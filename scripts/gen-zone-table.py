@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerates Sources/AttestCore/ZoneTable.swift from the machine's tzdata.
+"""Regenerates Sources/2-Core/CivilTime/ZoneTable.swift from the machine's tzdata.
 
 Each TZif file (RFC 8536) ends with a POSIX TZ string describing the zone's current rule. Lambda images
 may lack /usr/share/zoneinfo, so the product carries these footers instead of reading the files.
-Usage: scripts/gen-zone-table.py [/usr/share/zoneinfo] > Sources/AttestCore/ZoneTable.swift
+Usage: scripts/gen-zone-table.py [/usr/share/zoneinfo] > Sources/2-Core/CivilTime/ZoneTable.swift
 """
 import os
 import sys

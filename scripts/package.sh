@@ -19,7 +19,7 @@
 #   lib/MANIFEST.txt     soname <- source file <- Debian package and version
 #   licenses/<pkg>       the Debian copyright file of every package a bundled library comes from
 # The pinned Apple roots are compiled into the binaries (checked below); the CA bundle comes from the image
-# (the HTTP client probes Debian's and Amazon Linux's paths, Sources/HTTPClient/CAInfo.swift).
+# (the HTTP client probes Debian's and Amazon Linux's paths, Sources/3-Wrappers/HTTPClient/CAInfo.swift).
 #
 # Environment: SWIFT (swift), BIN_DIR (the release bin dir; default asks swift), OUT_DIR (build),
 #              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs).
@@ -100,14 +100,14 @@ for b in "${BINARIES[@]}"; do
 done
 
 # The pinned Apple roots (App Attestation Root CA, Root CA - G3) travel inside the binaries: AppAttest compiles
-# Sources/AppAttest/Roots/*.pem into AppleRoots.swift as string constants, so no certificate file is needed
+# Sources/4-Protocols/AppAttest/Roots/*.pem into AppleRoots.swift as string constants, so no certificate file is needed
 # at run time. Check that each PEM, byte for byte, is in the staged bootstrap.
-python3 - "$STAGE/bootstrap" Sources/AppAttest/Roots/*.pem <<'PY' || die "the pinned Apple roots are not in bootstrap"
+python3 - "$STAGE/bootstrap" Sources/4-Protocols/AppAttest/Roots/*.pem <<'PY' || die "the pinned Apple roots are not in bootstrap"
 import pathlib, sys
 binary = pathlib.Path(sys.argv[1]).read_bytes()
 pems = sys.argv[2:]
 if not pems or not all(pathlib.Path(p).is_file() for p in pems):
-    sys.exit("no Sources/AppAttest/Roots/*.pem")
+    sys.exit("no Sources/4-Protocols/AppAttest/Roots/*.pem")
 for pem in pems:
     text = pathlib.Path(pem).read_text().strip()
     if text.encode() not in binary:

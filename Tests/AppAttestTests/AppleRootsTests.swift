@@ -30,7 +30,7 @@ import Testing
     @Test func embeddedLiteralsMatchTheCommittedPEMFiles() throws {
         var path = #filePath
         while let last = path.last, last != "/" { path.removeLast() }
-        let roots = path + "../../Sources/AppAttest/Roots/"
+        let roots = path + "../../Sources/4-Protocols/AppAttest/Roots/"
         let attestation = try Certificate(pemRepresentation: readText(roots + "Apple_App_Attestation_Root_CA.pem"))
         let g3 = try Certificate(pemRepresentation: readText(roots + "Apple_Root_CA_G3.pem"))
         #expect(attestation == AppAttestTrust.apple.attestationRoot)

@@ -1,5 +1,6 @@
 import AWSJSON
 import AttestCore
+import CivilTime
 import DynamoDB
 import FoundationEssentials
 import Testing

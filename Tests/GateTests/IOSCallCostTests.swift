@@ -1,5 +1,6 @@
 import AppAttest
 import AttestCore
+import CivilTime
 import Crypto
 import FoundationEssentials
 import SimulatedDevice

@@ -1,4 +1,5 @@
 import AttestCore
+import CivilTime
 import FoundationEssentials
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import AppTestSupport
 import AttestCore
+import CivilTime
 import DynamoDB
 import FoundationEssentials
 import Glibc

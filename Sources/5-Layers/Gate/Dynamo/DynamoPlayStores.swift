@@ -1,0 +1,46 @@
+package import AttestCore
+package import CivilTime
+internal import DynamoDB
+package import FoundationEssentials
+package import PlayIntegrity
+
+/// One device ID's daily decode budget: `DEVICE#{id}` / `PLAY_DECODE#{day}` (seeds/000 section 7-3).
+package struct DynamoDecodeBudget: DecodeBudget {
+    let counter: DayCounter
+    let perDevice: Int
+    let calendar: LocalCalendar
+
+    package init(table: GateTable, perDevice: Int, calendar: LocalCalendar) {
+        counter = DayCounter(table: table, name: "decode_budget", attribute: "decodes")
+        self.perDevice = perDevice
+        self.calendar = calendar
+    }
+
+    package func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
+        let day = calendar.day(at: now).iso
+        let key = GateTable.key("DEVICE#\(deviceID)", "PLAY_DECODE#\(day)")
+        return try await counter.take(key: key, limit: perDevice, expiresAt: DayKeys.endOfDay(day)) == nil
+            ? .exhausted : .spent
+    }
+}
+
+/// Google's daily decode quota for the whole Cloud project: `PLAY_QUOTA#{pacific day}` / `TOTAL`.
+package struct DynamoDecodeQuotaStore: DecodeQuotaStore {
+    let counter: DayCounter
+
+    package init(table: GateTable) { counter = DayCounter(table: table, name: "decode_quota", attribute: "decodes") }
+
+    static func key(_ day: String) -> Item { GateTable.key("PLAY_QUOTA#\(day)", "TOTAL") }
+
+    package func incrementDecodeCount(day: String, limit: Int) async throws -> DecodeQuotaCount {
+        guard let row = try await counter.take(key: Self.key(day), limit: limit, expiresAt: DayKeys.endOfDay(day))
+        else {
+            return .limitReached
+        }
+        return .counted(count: row.count("decodes"), warned: row["warned"] != nil)
+    }
+
+    package func claimWarning(day: String) async throws -> Bool {
+        try await counter.claimFlag(key: Self.key(day), flag: "warned")
+    }
+}

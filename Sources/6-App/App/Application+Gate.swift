@@ -1,0 +1,136 @@
+internal import AWSJSON
+internal import AppAttest
+internal import AttestCore
+package import CivilTime
+internal import Crypto
+internal import DynamoDB
+internal import FoundationEssentials
+internal import Gate
+internal import HTTPClient
+internal import PlayIntegrity
+
+/// The three layers, built once at cold start from the configuration.
+struct GateComponents: Sendable {
+    let meteredCall: MeteredCall
+    let challenges: ChallengeEndpoint
+    /// nil when App Attest is not configured (the route then does not exist).
+    let keyRegistration: KeyRegistration?
+}
+
+extension Application {
+    /// Builds every store, verifier and layer (design.md sections 1, 5, 6).
+    /// - Throws: `StartupError` for a secret or trust root that cannot be read.
+    static func makeGate(
+        configuration: Configuration,
+        environment: Environment,
+        transport: any HTTPTransport,
+        clock: any WallClock,
+        logger: Logger
+    ) async throws -> GateComponents {
+        let random = SecureRandom()
+        let aws = try AWSEnvironment(environment.values)
+        let dynamo = DynamoDBClient(
+            configuration: DynamoDBClient.configuration(aws),
+            transport: transport,
+            clock: clock,
+            random: random
+        )
+        let table = GateTable(client: dynamo, table: Table(name: configuration.tableName), random: random)
+
+        let challengeStore = DynamoChallengeStore(table: table, ttlSeconds: configuration.challengeTTLSeconds)
+        let keyStore = DynamoAppAttestKeyStore(table: table)
+
+        var appAttest: AppAttestVerifier?
+        if let apple = configuration.appleAppID {
+            appAttest = AppAttestVerifier(
+                teamId: apple.teamID,
+                bundleIds: apple.bundleIDs,
+                environment: configuration.appAttestEnvironment == .production ? .production : .development,
+                trust: try trust(configuration)
+            )
+        }
+
+        var play: PlayIntegrityVerifier?
+        if let settings = configuration.playIntegrity {
+            let tokens = GoogleAccessTokenProvider(
+                secret: try settings.serviceAccount.source(configuration: configuration, transport: transport),
+                transport: transport,
+                configuration: .init(tokenEndpoint: configuration.googleTokenEndpoint),
+                logger: logger
+            )
+            play = PlayIntegrityVerifier(
+                configuration: PlayIntegrityConfiguration(
+                    packageName: settings.packageName,
+                    certificateDigests: settings.certificateSHA256,
+                    endpoint: configuration.playIntegrityEndpoint,
+                    refuseTestingResponses: configuration.environment == .production
+                ),
+                accessTokens: tokens,
+                transport: transport,
+                budget: DynamoDecodeBudget(
+                    table: table,
+                    perDevice: configuration.playDecodeBudgetPerDevice,
+                    calendar: .utc
+                ),
+                quota: SoftCapDecodeQuotaGuard(
+                    store: DynamoDecodeQuotaStore(table: table),
+                    softCap: configuration.playDecodeDailySoftCap,
+                    logger: logger
+                ),
+                logger: logger
+            )
+        }
+
+        let evidence = LayerOneEvidence(
+            challenges: challengeStore,
+            keys: keyStore,
+            appAttest: appAttest,
+            play: play,
+            deviceCheck: try await deviceCheck(configuration, transport: transport, random: random, logger: logger),
+            logger: logger
+        )
+
+        let key = try await SecretReader.read(
+            configuration.upstream.apiKey,
+            name: "UPSTREAM_API_KEY",
+            configuration: configuration,
+            transport: transport
+        )
+        let upstream = HTTPUpstream(
+            baseURL: configuration.upstream.baseURL,
+            authHeader: configuration.upstream.authHeader,
+            key: String(decoding: key, as: UTF8.self),
+            transport: transport
+        )
+        let allowanceStore = DynamoAllowanceStore(table: table)
+        let meteredCall = MeteredCall(
+            environment: configuration.environment.rawValue,
+            evidence: evidence,
+            profiles: challengeStore,
+            challenges: challengeStore,
+            allowances: AllowanceMeter(store: allowanceStore, calendar: configuration.budgetCalendar),
+            spendGuard: SpendGuard(
+                store: DynamoCeilingStore(table: table),
+                dailyLimit: configuration.aiDailyCallBudget,
+                calendar: configuration.budgetCalendar
+            ),
+            upstream: upstream
+        )
+        return GateComponents(
+            meteredCall: meteredCall,
+            challenges: ChallengeEndpoint(challenges: challengeStore),
+            keyRegistration: appAttest.map { KeyRegistration(challenges: challengeStore, keys: keyStore, verifier: $0) }
+        )
+    }
+
+    /// Apple's pinned roots, or (development only: configuration refuses it in production) a PEM file.
+    private static func trust(_ configuration: Configuration) throws(StartupError) -> AppAttestTrust {
+        guard let path = configuration.appAttestTrustRoot else { return .apple }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)),
+            let root = try? Certificate(pemRepresentation: String(decoding: data, as: UTF8.self))
+        else {
+            throw StartupError(.secretUnreadable, detail: "APP_ATTEST_TRUST_ROOT is not a readable PEM certificate")
+        }
+        return .synthetic(root: root)
+    }
+}

@@ -1,0 +1,257 @@
+internal import AttestCore
+package import CivilTime
+internal import Gate
+internal import HTTPClient
+
+extension Configuration {
+    /// Reads and validates every setting.
+    /// - Throws: `ConfigurationError` listing every problem found.
+    package init(environment env: Environment) throws(ConfigurationError) {
+        var reader = SettingsReader(env)
+        self.init()
+        environment = reader.choice("ATTESTGATE_ENV", default: .production)
+        tableName = reader.required("TABLE_NAME") ?? ""
+        dynamoDBEndpoint = reader.url("DYNAMODB_ENDPOINT")
+        awsRegion = reader.required("AWS_REGION") ?? ""
+        awsCredentials = reader.credentials()
+        gateMode = reader.choice("GATE_MODE", default: .monitor)
+        challengeTTLSeconds = reader.number("CHALLENGE_TTL_SECONDS", default: 300, range: 30...3600)
+
+        if let team = env["APPLE_TEAM_ID"], let bundles = reader.list("APPLE_BUNDLE_IDS") {
+            appleAppID = AppleAppID(teamID: team, bundleIDs: bundles)
+        } else if env["APPLE_TEAM_ID"] != nil || env["APPLE_BUNDLE_IDS"] != nil {
+            reader.problem(.incompleteProvider, "APPLE_TEAM_ID", "APPLE_TEAM_ID and APPLE_BUNDLE_IDS go together")
+        }
+        appAttestEnvironment = reader.choice("APP_ATTEST_ENVIRONMENT", default: .production)
+        appAttestTrustRoot = env["APP_ATTEST_TRUST_ROOT"]
+
+        let serviceAccount = reader.secret("GOOGLE_SERVICE_ACCOUNT")
+        if let package = env["ANDROID_PACKAGE"], let certificates = reader.list("ANDROID_CERT_SHA256"),
+            let serviceAccount
+        {
+            playIntegrity = PlayIntegritySettings(
+                packageName: package,
+                certificateSHA256: certificates,
+                serviceAccount: serviceAccount
+            )
+        } else if env["ANDROID_PACKAGE"] != nil || env["ANDROID_CERT_SHA256"] != nil || serviceAccount != nil {
+            reader.problem(
+                .incompleteProvider,
+                "ANDROID_PACKAGE",
+                "Play Integrity needs ANDROID_PACKAGE, ANDROID_CERT_SHA256 and a service account"
+            )
+        }
+        googleTokenEndpoint = reader.url("GOOGLE_TOKEN_ENDPOINT") ?? googleTokenEndpoint
+        playIntegrityEndpoint = reader.url("PLAY_INTEGRITY_ENDPOINT") ?? playIntegrityEndpoint
+        playDecodeBudgetPerDevice = reader.number("PLAY_DECODE_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
+        playDecodeDailySoftCap = reader.number("PLAY_DECODE_DAILY_SOFT_CAP", default: 9000, range: 0...10_000_000)
+
+        let deviceCheckKey = reader.secret("DEVICECHECK_PRIVATE_KEY")
+        if let keyID = env["DEVICECHECK_KEY_ID"], let deviceCheckKey {
+            deviceCheck = DeviceCheckSettings(keyID: keyID, privateKey: deviceCheckKey)
+            if appleAppID == nil {
+                reader.problem(.incompleteProvider, "DEVICECHECK_KEY_ID", "DeviceCheck needs APPLE_TEAM_ID")
+            }
+        } else if env["DEVICECHECK_KEY_ID"] != nil || deviceCheckKey != nil {
+            reader.problem(
+                .incompleteProvider,
+                "DEVICECHECK_KEY_ID",
+                "DEVICECHECK_KEY_ID and its private key go together"
+            )
+        }
+        deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
+
+        aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
+        if let zone = env["BUDGET_TIMEZONE"] {
+            budgetTimeZone = zone
+            do {
+                budgetCalendar = try LocalCalendar(zone: zone)
+            } catch {
+                reader.problem(.invalidTimeZone, "BUDGET_TIMEZONE", "not an IANA zone or POSIX TZ rule")
+            }
+        }
+        paidClaim = reader.paidClaim()
+
+        let upstreamURL = reader.required("UPSTREAM_URL").flatMap { reader.url("UPSTREAM_URL", value: $0) }
+        let upstreamKey = reader.secret("UPSTREAM_API_KEY")
+        if upstreamKey == nil && !reader.problems.contains(where: { $0.variable.hasPrefix("UPSTREAM_API_KEY") }) {
+            reader.problem(.missingSetting, "UPSTREAM_API_KEY_SECRET_ARN", "set it or UPSTREAM_API_KEY_FILE")
+        }
+        upstream = Upstream(
+            baseURL: upstreamURL ?? "",
+            apiKey: upstreamKey ?? .file(""),
+            authHeader: reader.headerName("UPSTREAM_AUTH_HEADER") ?? "Authorization"
+        )
+        if let text = env["ROUTES"] {
+            routes = reader.routes(text, gateMode: gateMode)
+        } else {
+            routes = Self.defaultRoutes.map { route in
+                var route = route
+                route.mode = gateMode
+                return route
+            }
+        }
+        logLevel = reader.choice("LOG_LEVEL", default: .info, parse: Logger.Level.init(name:))
+
+        // Contradictions between settings.
+        if environment == .production && appAttestEnvironment == .development {
+            reader.problem(
+                .developmentAppAttestInProduction,
+                "APP_ATTEST_ENVIRONMENT",
+                "development App Attest keys are never accepted with ATTESTGATE_ENV=production"
+            )
+        }
+        if environment == .production && appAttestTrustRoot != nil {
+            reader.problem(
+                .trustRootInProduction,
+                "APP_ATTEST_TRUST_ROOT",
+                "a replacement trust root is refused with ATTESTGATE_ENV=production"
+            )
+        }
+        if !hasAttestationProvider, let route = routes.first(where: { $0.mode == .enforce }) {
+            reader.problem(
+                .enforceWithoutProvider,
+                route.mode == gateMode ? "GATE_MODE" : "ROUTES",
+                "route \(route.feature) enforces attestation but no provider is configured"
+            )
+        }
+        if !reader.problems.isEmpty { throw ConfigurationError(reader.problems) }
+    }
+}
+
+/// Reads settings one by one, collecting problems instead of stopping at the first.
+struct SettingsReader {
+    let env: Environment
+    var problems: [ConfigurationError.Problem] = []
+
+    init(_ env: Environment) { self.env = env }
+
+    mutating func problem(_ reason: ConfigurationError.Reason, _ variable: String, _ detail: String) {
+        problems.append(ConfigurationError.Problem(reason, variable, detail))
+    }
+
+    mutating func required(_ name: String) -> String? {
+        guard let value = env[name] else {
+            problem(.missingSetting, name, "required")
+            return nil
+        }
+        return value
+    }
+
+    mutating func choice<T: RawRepresentable<String>>(_ name: String, default fallback: T) -> T {
+        choice(name, default: fallback, parse: T.init(rawValue:))
+    }
+
+    mutating func choice<T>(_ name: String, default fallback: T, parse: (String) -> T?) -> T {
+        guard let text = env[name] else { return fallback }
+        guard let value = parse(text) else {
+            problem(.invalidValue, name, "unknown value")
+            return fallback
+        }
+        return value
+    }
+
+    /// A decimal integer within `range` (digits only: no sign, spaces or exponent).
+    mutating func number(_ name: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
+        guard let text = env[name] else { return fallback }
+        guard text.utf8.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text),
+            range.contains(value)
+        else {
+            problem(.invalidNumber, name, "expected a whole number in \(range.lowerBound)...\(range.upperBound)")
+            return fallback
+        }
+        return value
+    }
+
+    /// Comma-separated, trimmed, non-empty items; nil when unset.
+    mutating func list(_ name: String) -> [String]? {
+        guard let text = env[name] else { return nil }
+        let items = text.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.filter { !$0.isEmpty }
+        guard !items.isEmpty else {
+            problem(.invalidValue, name, "empty list")
+            return nil
+        }
+        return items
+    }
+
+    /// An https URL, or http on loopback (local runs), without query or fragment.
+    mutating func url(_ name: String, value: String? = nil) -> String? {
+        guard let text = value ?? env[name] else { return nil }
+        guard (try? URLPolicy.check(text)) != nil, !text.contains("?"), !text.contains("#") else {
+            problem(.invalidURL, name, "expected https:// (or http:// to loopback) without query")
+            return nil
+        }
+        return text
+    }
+
+    /// `NAME_SECRET_ARN` or `NAME_FILE`, never both.
+    mutating func secret(_ name: String) -> SecretLocation? {
+        let arn = env[name + "_SECRET_ARN"]
+        let file = env[name + "_FILE"]
+        switch (arn, file) {
+        case (let arn?, nil):
+            guard arn.hasPrefix("arn:") else {
+                problem(.invalidValue, name + "_SECRET_ARN", "not an ARN")
+                return nil
+            }
+            return .secretARN(arn)
+        case (nil, let file?): return .file(file)
+        case (nil, nil): return nil
+        case (_?, _?):
+            problem(.conflictingSecretSources, name + "_SECRET_ARN", "set \(name)_SECRET_ARN or \(name)_FILE, not both")
+            return nil
+        }
+    }
+
+    mutating func credentials() -> Configuration.AWSCredentials? {
+        switch (env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"]) {
+        case (let id?, let secret?):
+            return Configuration.AWSCredentials(
+                accessKeyID: id,
+                secretAccessKey: secret,
+                sessionToken: env["AWS_SESSION_TOKEN"]
+            )
+        case (nil, nil):
+            if env["AWS_SESSION_TOKEN"] != nil {
+                problem(.incompleteCredentials, "AWS_SESSION_TOKEN", "a session token needs an access key")
+            }
+            return nil
+        default:
+            problem(
+                .incompleteCredentials,
+                "AWS_ACCESS_KEY_ID",
+                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together"
+            )
+            return nil
+        }
+    }
+
+    mutating func paidClaim() -> Configuration.PaidClaim? {
+        guard let text = env["PAID_CLAIM"] else { return nil }
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            problem(.invalidPaidClaim, "PAID_CLAIM", "expected claim=value")
+            return nil
+        }
+        return Configuration.PaidClaim(claim: String(parts[0]), value: String(parts[1]))
+    }
+
+    /// An HTTP header name (RFC 9110 token characters).
+    mutating func headerName(_ name: String) -> String? {
+        guard let text = env[name] else { return nil }
+        let token = "!#$%&'*+-.^_`|~"
+        guard text.utf8.count <= 64,
+            text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || token.contains($0)) })
+        else {
+            problem(.invalidValue, name, "not an HTTP header name")
+            return nil
+        }
+        return text
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
+    }
+}

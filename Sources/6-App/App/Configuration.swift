@@ -1,0 +1,97 @@
+package import AttestCore
+package import CivilTime
+package import Gate
+
+/// Every setting of design.md section 5, read once at cold start from an `Environment`.
+///
+/// `init(environment:)` validates everything and throws one `ConfigurationError` listing every
+/// problem (missing settings, bad values, contradictions such as development App Attest keys in
+/// production). Secrets are only located here (`SecretLocation`); reading them is left to their users.
+package struct Configuration: Sendable {
+    /// `ATTESTGATE_ENV` and `APP_ATTEST_ENVIRONMENT`.
+    package enum Deployment: String, Sendable, Hashable {
+        case production, development
+    }
+
+    package struct AWSCredentials: Sendable, Hashable {
+        package var accessKeyID: String
+        package var secretAccessKey: String
+        package var sessionToken: String?
+    }
+
+    package struct AppleAppID: Sendable, Hashable {
+        package var teamID: String
+        package var bundleIDs: [String]
+    }
+
+    package struct PlayIntegritySettings: Sendable, Hashable {
+        package var packageName: String
+        package var certificateSHA256: [String]
+        package var serviceAccount: SecretLocation
+    }
+
+    package struct DeviceCheckSettings: Sendable, Hashable {
+        package var keyID: String
+        package var privateKey: SecretLocation
+    }
+
+    /// `PAID_CLAIM=claim=value`.
+    package struct PaidClaim: Sendable, Hashable {
+        package var claim: String
+        package var value: String
+
+        package init(claim: String, value: String) {
+            self.claim = claim
+            self.value = value
+        }
+    }
+
+    package struct Upstream: Sendable, Hashable {
+        package var baseURL: String
+        package var apiKey: SecretLocation
+        /// The header carrying the key; `Authorization` sends `Bearer <key>`.
+        package var authHeader: String
+    }
+
+    package var environment: Deployment = .production
+    package var tableName: String = ""
+    package var dynamoDBEndpoint: String?
+    package var awsRegion: String = ""
+    package var awsCredentials: AWSCredentials?
+    package var gateMode: GateMode = .monitor
+    package var challengeTTLSeconds: Int = 300
+    /// nil: App Attest is off.
+    package var appleAppID: AppleAppID?
+    package var appAttestEnvironment: Deployment = .production
+    /// A PEM file replacing Apple's root (development only).
+    package var appAttestTrustRoot: String?
+    /// nil: Play Integrity is off.
+    package var playIntegrity: PlayIntegritySettings?
+    package var googleTokenEndpoint = "https://oauth2.googleapis.com/token"
+    package var playIntegrityEndpoint = "https://playintegrity.googleapis.com"
+    package var playDecodeBudgetPerDevice = 30
+    package var playDecodeDailySoftCap = 9000
+    /// nil: DeviceCheck is off (it is off unless a key is set).
+    package var deviceCheck: DeviceCheckSettings?
+    package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
+    /// Unpaid upstream calls per day; 0 means no ceiling.
+    package var aiDailyCallBudget = 0
+    package var budgetTimeZone = "UTC"
+    package var budgetCalendar = LocalCalendar.utc
+    package var paidClaim: PaidClaim?
+    package var upstream = Upstream(baseURL: "", apiKey: .file(""), authHeader: "Authorization")
+    package var routes: [MeteredRoute] = Configuration.defaultRoutes
+    package var logLevel: Logger.Level = .info
+
+    /// The two routes of design.md section 2, with the seed's allowances.
+    package static let defaultRoutes = [
+        MeteredRoute(method: "POST", path: "/v1/generate", feature: "generation", upstreamPath: "/generate"),
+        MeteredRoute(method: "POST", path: "/v1/tutor/{deckId}/{cardId}", feature: "tutor", upstreamPath: "/tutor"),
+    ]
+
+    /// Paths the app itself serves; a metered route may not take them.
+    package static let reservedPaths = ["/v1/attest/challenge", "/v1/attest/keys"]
+
+    /// Whether any attestation provider is configured.
+    package var hasAttestationProvider: Bool { appleAppID != nil || playIntegrity != nil || deviceCheck != nil }
+}

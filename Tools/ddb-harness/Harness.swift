@@ -1,0 +1,149 @@
+import AWSJSON
+import AttestCore
+import CivilTime
+import Crypto
+import DynamoDB
+import FoundationEssentials
+import Gate
+import HTTPClient
+import Synchronization
+
+/// How a check makes the client send its write a second time after the first send has landed.
+enum ResendMethod: String, Sendable, CaseIterable {
+    /// The client's own retry loop, told by `ResendHook` to send every `UpdateItem` again after its first
+    /// answer arrived (botocore's `needs-retry` handler answering "retry after 0 s" in seeds/000 §11-2).
+    case hook = "resend-hook"
+    /// The loss proxy forwards the write, lets it commit, then drops the connection before the answer,
+    /// so the client's real retry path (a connection failure, the standard retry mode) sends it again.
+    case proxy = "loss-proxy"
+}
+
+/// A transport that counts what it sends and keeps the `UpdateItem` bodies, so a check can prove that a
+/// refused request never left the process and can replay the product's exact write with a broken expression.
+final class RecordingTransport: HTTPTransport {
+    private let inner: CurlTransport
+    private let state = Mutex<(sent: Int, updates: [[UInt8]])>((0, []))
+
+    init(_ inner: CurlTransport = CurlTransport()) { self.inner = inner }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let isUpdate = request.headers.contains { $0.name == "X-Amz-Target" && $0.value.hasSuffix(".UpdateItem") }
+        state.withLock { state in
+            state.sent += 1
+            if isUpdate { state.updates.append(request.body) }
+        }
+        return try await inner.send(request)
+    }
+
+    var sent: Int { state.withLock { $0.sent } }
+
+    /// The last `UpdateItem` body that contains `text` (the write under test, picked by its key).
+    func lastUpdate(containing text: String) -> [UInt8]? {
+        state.withLock { state in
+            state.updates.last { String(decoding: $0, as: UTF8.self).contains(text) }
+        }
+    }
+}
+
+/// The loss proxy's control port (local-harness/loss_proxy.py).
+struct LossProxy: Sendable {
+    let control: String
+    let transport = CurlTransport()
+
+    func reset() async throws { try await post("/reset") }
+
+    /// Loses the next answer to an `UpdateItem` whose body contains `match`, after letting `skip` such
+    /// answers through.
+    func arm(match: String, skip: Int = 0) async throws {
+        try await post("/arm?op=UpdateItem&count=1&match=\(Self.encode(match))&skip=\(skip)")
+    }
+
+    /// How many `UpdateItem` answers were lost since the last reset.
+    func lostUpdates() async throws -> Int {
+        let response = try await transport.send(HTTPRequest(method: "GET", url: control + "/stats"))
+        let stats = try JSONValue.parse(response.body)
+        return Int(stats["lost"]?["UpdateItem"]?.intValue ?? 0)
+    }
+
+    private func post(_ path: String) async throws {
+        let response = try await transport.send(HTTPRequest(method: "POST", url: control + path))
+        guard response.status == 200 else { throw HarnessError("loss proxy \(path): HTTP \(response.status)") }
+    }
+
+    private static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) {
+                out.append(Character(Unicode.Scalar(byte)))
+            } else {
+                let hex = Bytes.hex([byte]).uppercased()
+                out += "%" + hex
+            }
+        }
+        return out
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Everything the checks share: the endpoints, one fresh table, and factories for clients.
+struct Harness: Sendable {
+    let moto: String
+    let proxyEndpoint: String
+    let proxy: LossProxy
+    let table: Table
+
+    static let credentials: [String: String] = [
+        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+    ]
+
+    static func configuration(endpoint: String) throws -> AWSServiceConfiguration {
+        var environment = credentials
+        environment["DYNAMODB_ENDPOINT"] = endpoint
+        return DynamoDBClient.configuration(try AWSEnvironment(environment))
+    }
+
+    /// A client of its own (a Lambda instance of its own), optionally resending through `hook`.
+    func client(
+        endpoint: String? = nil,
+        hook: ResendHook? = nil,
+        transport: RecordingTransport = RecordingTransport()
+    ) throws -> DynamoDBClient {
+        DynamoDBClient(
+            configuration: try Self.configuration(endpoint: endpoint ?? moto).with(resendHook: hook),
+            transport: transport,
+            random: SecureRandom()
+        )
+    }
+
+    /// The gate's view of the table through `client`.
+    func gateTable(_ client: DynamoDBClient, _ safety: GateTable.WriteSafety) -> GateTable {
+        GateTable(client: client, table: table, random: SecureRandom(), safety: safety)
+    }
+
+    /// A plain product table on moto directly: setup and read-back, never resent.
+    func plain() throws -> GateTable { gateTable(try client(), .ownWriteTokens) }
+
+    /// The row as it is now (strongly consistent), read directly from moto.
+    func row(_ key: Item) async throws -> Item? {
+        try await client().getItem(table, key: key, deadline: .after(.seconds(5)))
+    }
+}
+
+/// Fresh identifiers for one run of one check, so runs never see each other's rows.
+struct RunIDs: Sendable {
+    let id: String
+    let day: String
+
+    private static let counter = Atomic<Int>(0)
+
+    static func next() -> RunIDs {
+        let index = counter.add(1, ordering: .sequentiallyConsistent).newValue
+        // A distinct, well-formed day per run (2031-01-01 onwards), for the per-day rows.
+        let day = CivilDate(daysSinceEpoch: 22_281 + Int64(index)).iso
+        return RunIDs(id: "h\(index)-" + Bytes.hex(SecureRandom().bytes(6)), day: day)
+    }
+}
