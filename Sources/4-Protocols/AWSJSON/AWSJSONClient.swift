@@ -104,7 +104,13 @@ package struct AWSJSONClient: Sendable {
         case .success(let received)?:
             response = received
         case .failure(let error as HTTPError)?:
-            throw Self.map(error)
+            let mapped = Self.map(error)
+            // An attempt's timeout is capped by the deadline, so libcurl can report the deadline as its own
+            // timeout a moment before `DeadlineRace` does: out of time is the deadline, not a slow server.
+            if mapped.reason == .timeout, deadline.remaining <= Self.minimumAttemptTime {
+                throw AWSError(.deadlineExceeded, detail: "no response before the deadline (\(error))")
+            }
+            throw mapped
         case .failure(let error)?:
             throw AWSError(.connectionFailed, detail: "\(error)")
         case nil:
