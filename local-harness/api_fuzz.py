@@ -7,7 +7,10 @@ real `bootstrap`), then runs schemathesis against its HTTP front with a bounded 
 operation and these checks (docs/api.md section 2):
 
   - schemathesis's conformance checks: every status code, content type, header and body is the one
-    docs/openapi.yaml documents for the operation; unknown methods answer 405 with `Allow`;
+    docs/openapi.yaml documents for the operation; unknown methods answer 405 with `Allow`; a request
+    that breaks the document (a missing required header, a body of the wrong shape) is refused with a 4xx;
+  - the stateful phase follows the document's links: a challenge from /v1/attest/challenge goes into the
+    same device's metered call or key registration, a metered answer's next challenge into the next call;
   - only_documented_server_errors: a 5xx is one of AttestGate's own documented answers, exactly;
   - never_admitted_on_enforce: no generated request gets past layer 1 of the enforce route
     (`/v1/generate` here; the tutor route is in monitor mode, so it reaches the allowance, the ceiling and
@@ -40,7 +43,7 @@ CONTROL_PATH_PREFIX = "/v1/tutor/"
 CONTROL_FEATURE = "tutor"
 # Decisions that mean a call got past layer 1 (MeteredCall's decision labels).
 ADMITTED = {"pass", "would_block", "skipped", "quota_exhausted", "budget_exhausted", "upstream_unavailable"}
-CHECKS = ["status_code_conformance", "content_type_conformance", "response_headers_conformance",
+CHECKS = ["negative_data_rejection", "missing_required_header", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
           "response_schema_conformance", "unsupported_method", "allow_header_conformance",
           "only_documented_server_errors", "never_admitted_on_enforce"]
 
@@ -121,7 +124,7 @@ def main(argv=None):
         os.makedirs(args.report_dir, exist_ok=True)
         command = [args.schemathesis, "run", os.path.join(ROOT, "docs", "openapi.yaml"), "--url", front,
                    "--checks", ",".join(CHECKS), "--max-examples", str(args.examples),
-                   "--phases", "examples,coverage,fuzzing", "--workers", "1", "--request-timeout", "15",
+                   "--phases", "examples,coverage,fuzzing,stateful", "--workers", "1", "--request-timeout", "15",
                    "--suppress-health-check", "all", "--no-color", "--report", "junit",
                    "--report-dir", args.report_dir]
         if args.seed is not None:
