@@ -165,7 +165,8 @@ ci-ddb-selftest: setup
 	$(SWIFT) build --product ddb-harness
 	local-harness/ci_ddb_local.sh --selftest $$($(SWIFT) build --show-bin-path)/ddb-harness
 
-## The contract (docs/api.md, docs/openapi.yaml). openapi-check: the OpenAPI document is valid OpenAPI 3.1.
+## The contract (docs/api.md, docs/openapi.yaml). openapi-check: the OpenAPI document is valid OpenAPI 3.1,
+## and the two name every setting, ROUTES field and error answer the code has (scripts/check-contract.py).
 ## api-fuzz: schemathesis against the local stack (local-harness/api_fuzz.py: run.py's stack with the release
 ## bootstrap, moto and the fakes, on free ports), API_FUZZ_EXAMPLES per operation and phase; no undocumented
 ## 5xx, every answer as documented, nothing admitted on the enforce route. schemathesis lives in its own venv,
@@ -183,6 +184,7 @@ $(SCHEMATHESIS):
 
 openapi-check: setup
 	$(PYTHON) -m openapi_spec_validator docs/openapi.yaml
+	$(PYTHON) scripts/check-contract.py
 
 api-fuzz: build demo $(SCHEMATHESIS)
 	$(PYTHON) local-harness/api_fuzz.py --schemathesis $(SCHEMATHESIS) --examples $(API_FUZZ_EXAMPLES) \
