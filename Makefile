@@ -180,7 +180,7 @@ SCHEMATHESIS := $(SCHEMATHESIS_VENV)/bin/schemathesis
 API_FUZZ_EXAMPLES ?= 40
 $(SCHEMATHESIS):
 	$(PYTHON) -m venv $(SCHEMATHESIS_VENV)
-	$(SCHEMATHESIS_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
+	$(SCHEMATHESIS_VENV)/bin/pip install -q -c local-harness/schemathesis-constraints.txt schemathesis==$(SCHEMATHESIS_VERSION)
 
 openapi-check: setup
 	$(PYTHON) -m openapi_spec_validator docs/openapi.yaml
