@@ -8,10 +8,10 @@ export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
 	patchelf binutils python3-venv openssl
-PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2
+PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
 .PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table \
-	demo run-check
+	demo run-check openapi-check api-fuzz ref-check
 
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
@@ -21,13 +21,15 @@ help:
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
 	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
+	@echo "make openapi-check | api-fuzz | ref-check - the contract (docs/api.md, docs/openapi.yaml) and its references"
 
 ## setup: apt and pip packages, installed only when missing.
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "apt-get install$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
-	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2" 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_PACKAGES)
+	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2, openapi_spec_validator" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
@@ -60,7 +62,8 @@ test-table: setup
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
 ## test: everything CI checks.
-test: setup lint unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local ci-ddb-selftest run-check
+test: setup lint ref-check openapi-check unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local \
+	ci-ddb-selftest run-check api-fuzz
 	@echo "make test: every check passed"
 	@echo "checks: $(words $(filter-out setup,$^)) passed, 0 failed"
 
@@ -161,3 +164,31 @@ ci-ddb-local: setup
 ci-ddb-selftest: setup
 	$(SWIFT) build --product ddb-harness
 	local-harness/ci_ddb_local.sh --selftest $$($(SWIFT) build --show-bin-path)/ddb-harness
+
+## The contract (docs/api.md, docs/openapi.yaml). openapi-check: the OpenAPI document is valid OpenAPI 3.1,
+## and the two name every setting, ROUTES field and error answer the code has (scripts/check-contract.py).
+## api-fuzz: schemathesis against the local stack (local-harness/api_fuzz.py: run.py's stack with the release
+## bootstrap, moto and the fakes, on free ports), API_FUZZ_EXAMPLES per operation and phase; no undocumented
+## 5xx, every answer as documented, nothing admitted on the enforce route. schemathesis lives in its own venv,
+## like checkov: its pins (hypothesis, jsonschema, werkzeug) must not move moto's.
+## ref-check: every reference to a document (the contract, the source documents, relative doc links) resolves
+## to a file in the repository (scripts/check-refs.py).
+.PHONY: openapi-check api-fuzz ref-check
+SCHEMATHESIS_VERSION := 4.32.5
+SCHEMATHESIS_VENV ?= $(HOME)/.local/share/attestgate/schemathesis-$(SCHEMATHESIS_VERSION)
+SCHEMATHESIS := $(SCHEMATHESIS_VENV)/bin/schemathesis
+API_FUZZ_EXAMPLES ?= 40
+$(SCHEMATHESIS):
+	$(PYTHON) -m venv $(SCHEMATHESIS_VENV)
+	$(SCHEMATHESIS_VENV)/bin/pip install -q -c local-harness/schemathesis-constraints.txt schemathesis==$(SCHEMATHESIS_VERSION)
+
+openapi-check: setup
+	$(PYTHON) -m openapi_spec_validator docs/openapi.yaml
+	$(PYTHON) scripts/check-contract.py
+
+api-fuzz: build demo $(SCHEMATHESIS)
+	$(PYTHON) local-harness/api_fuzz.py --schemathesis $(SCHEMATHESIS) --examples $(API_FUZZ_EXAMPLES) \
+	  --bootstrap .build/release/bootstrap --attestgate .build/release/attestgate --demo .build/release/attestgate-demo
+
+ref-check:
+	$(PYTHON) scripts/check-refs.py

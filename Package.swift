@@ -129,7 +129,7 @@ let package = Package(
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", in: "Tests/Support", ["CBOR", "Crypto", "AttestCore"]),
 
-        // make run's scripted session and a reference client (design.md wire format); not in the Lambda zip.
+        // make run's scripted session and a reference client (docs/api.md wire format); not in the Lambda zip.
         .executableTarget(
             name: "attestgate-demo",
             dependencies: [

@@ -1,4 +1,4 @@
-# The single table (docs/design.md section 6): string keys PK/SK, TTL attribute TTL, on-demand.
+# The single table (docs/api.md section 6): string keys PK/SK, TTL attribute TTL, on-demand.
 # Expiry is part of every condition that reads it; TTL deletion only cleans up.
 resource "aws_dynamodb_table" "main" {
   name                        = local.name

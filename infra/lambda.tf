@@ -39,7 +39,7 @@ resource "aws_lambda_function" "attestgate" {
   depends_on = [aws_iam_role_policy.function]
 
   lifecycle {
-    # The same refusals the function makes at cold start (docs/design.md section 5), at plan time.
+    # The same refusals the function makes at cold start (docs/api.md section 5), at plan time.
     precondition {
       condition     = !(var.environment == "production" && var.app_attest_environment == "development")
       error_message = "Refusing production with app_attest_environment = \"development\": any development-signed build could attest as the App Store build."

@@ -12,7 +12,7 @@ locals {
 
   devicecheck_enabled = var.devicecheck_key_id != ""
 
-  # The function's environment: exactly the names of docs/design.md section 5. AWS_REGION and the
+  # The function's environment: exactly the names of docs/api.md section 5. AWS_REGION and the
   # credentials are set by Lambda; DYNAMODB_ENDPOINT and the *_FILE variants are for local runs only.
   # Empty optional settings are left out so the product applies its own defaults.
   function_environment = {

@@ -1,5 +1,5 @@
 # Inputs. Every variable that ends up in the function's environment is named after the setting it feeds
-# (docs/design.md section 5); see infra/README.md for the full table.
+# (docs/api.md section 5); see infra/README.md for the full table.
 
 # --- Deployment -----------------------------------------------------------------------------------------
 

@@ -363,6 +363,13 @@ def make_front_handler(harness):
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
 
+        def __getattr__(self, name):
+            # Any other method (TRACE, QUERY, ...) becomes an event too, as behind an ANY route: the router
+            # answers 405 with Allow, where http.server would answer 501 by itself.
+            if name.startswith("do_"):
+                return self._handle
+            raise AttributeError(name)
+
     return FrontHandler
 
 

@@ -5,7 +5,7 @@ It sits between the DynamoDB client and moto. Every request is forwarded and its
 so the write has committed on the server; when a loss is armed for that operation, the proxy then
 closes the client's connection instead of relaying the answer. The client sees a reset connection and
 its real retry path sends the request again: exactly the "response lost after the write landed" case
-of seeds/000 section 10.
+of docs/dynamodb.md (own writes).
 
 Usage: loss_proxy.py --listen PORT --upstream http://127.0.0.1:MOTO_PORT --control PORT
 Control (HTTP on the control port):

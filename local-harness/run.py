@@ -74,7 +74,7 @@ class Stack:
         self.args = args
         self.state = args.state_dir
         self.processes = []  # (name, Popen), stopped in reverse order
-        self.env = {  # what every bootstrap gets (design.md section 5)
+        self.env = {  # what every bootstrap gets (docs/api.md section 5)
             "ATTESTGATE_ENV": "development",
             "TABLE_NAME": TABLE,
             "AWS_REGION": "us-east-1",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks `attestgate table create|describe` against the DynamoDB at DYNAMODB_ENDPOINT (run it through
-# with_moto.sh): design.md section 6's table (PK/SK strings, on-demand, TTL on TTL), JSON out, exit codes.
+# with_moto.sh): docs/api.md section 6's table (PK/SK strings, on-demand, TTL on TTL), JSON out, exit codes.
 set -euo pipefail
 bin=${1:-.build/debug/attestgate}
 table="table-check-$$"

@@ -5,7 +5,7 @@ import Glibc
 import SimulatedDevice
 import Testing
 
-/// `attestgate verify-attestation` / `verify-assertion` run as a real process (design.md 4).
+/// `attestgate verify-attestation` / `verify-assertion` run as a real process (docs/api.md §4).
 /// Serialized: each run blocks a thread in `waitpid`, and the pool has only as many threads as cores.
 @Suite(.serialized) struct VerifyCommandTests {
     static func fixture(_ name: String) -> JSONValue {

@@ -129,6 +129,13 @@ struct BootstrapTests {
         let wrongMethod = try await harness.request("GET", "/v1/generate", headers: headers)
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.header("allow") == "POST")
+        // Methods http.server has no handler for reach the router too (make api-fuzz found 501s here).
+        for method in ["TRACE", "QUERY"] {
+            let other = try await harness.request(method, "/v1/generate", headers: headers)
+            #expect(other.status == 405, "\(method)")
+            #expect(other.header("allow") == "POST")
+            #expect(other.body == Array(#"{"error":"method_not_allowed"}"#.utf8))
+        }
     }
 
     @Test(arguments: [

@@ -30,7 +30,7 @@ enum Moto {
         Fixture.client(transport, endpoint: endpoint!, hook: hook)
     }
 
-    /// A fresh table (design.md section 6 shape) for one test.
+    /// A fresh table (docs/api.md section 6 shape) for one test.
     static func freshTable() async throws -> Table {
         let table = Table(name: "attestgate-\(Bytes.hex(SystemRandomBytes().bytes(6)))")
         _ = try await client().createTable(table, deadline: .after(.seconds(60)))

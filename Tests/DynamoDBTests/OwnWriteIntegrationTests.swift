@@ -3,7 +3,7 @@ import AttestCore
 import DynamoDB
 import Testing
 
-/// The own-write helper against moto, with resends forced through `ResendHook` (seeds/000 section 11-2).
+/// The own-write helper against moto, with resends forced through `ResendHook` (docs/resend-harness.md).
 @Suite(.enabled(if: Moto.endpoint != nil, Moto.skipMessage))
 struct OwnWriteIntegrationTests {
     let deadline = Deadline.after(.seconds(60))

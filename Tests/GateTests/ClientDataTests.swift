@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func challengeBindingHashesMatchTheSeed() {
-        // seeds/000 section 7-1: hex SHA-256 over "<deviceId>\n<challenge b64>".
+        // docs/api.md §2 (binding `challenge`): hex SHA-256 over "<deviceId>\n<challenge b64>".
         let hash = BindingMode.challengeRequestHash(deviceID: "d", challengeBase64: "c")
         #expect(hash == Bytes.hex(Digest.sha256(Array("d\nc".utf8))))
         #expect(hash.count == 64)

@@ -6,7 +6,7 @@ internal import DynamoDB
 internal import FoundationEssentials
 internal import HTTPClient
 
-/// Reads the gate's counters straight from the table (design.md section 6), as an operator would:
+/// Reads the gate's counters straight from the table (docs/api.md section 6), as an operator would:
 /// the environment's ceiling row `AI_BUDGET#{day}/TOTAL` and allowance rows `QUOTA#{feature}#{day}`.
 struct Counters: Sendable {
     let client: DynamoDBClient

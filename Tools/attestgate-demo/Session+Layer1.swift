@@ -35,7 +35,7 @@ extension Session {
         )
     }
 
-    /// seeds/000 section 1: six fresh UUIDs, no proof. Monitor serves and logs; enforce refuses.
+    /// Six fresh UUIDs, no proof (docs/threat-model.md). Monitor serves and logs; enforce refuses.
     func scriptWithMintedIDs() async throws {
         report.header("Layer 1, a script minting device IDs (tutor: monitor, generate: enforce)")
         var served = 0

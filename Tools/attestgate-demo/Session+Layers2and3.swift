@@ -23,7 +23,7 @@ extension Session {
         )
     }
 
-    /// seeds/000 section 9: a call the provider never answered was not billed, so both units come back.
+    /// A call the provider never answered was not billed (docs/gate.md), so both units come back.
     func upstreamFailure() async throws {
         report.header("Layer 3: the AI provider fails, the units come back")
         let partition = "DEVICE#\(pixel.deviceID)"

@@ -3,12 +3,12 @@ internal import Crypto
 internal import FoundationEssentials
 internal import HTTPClient
 
-/// The HTTP API of design.md section 2, as an app calls it: plain HTTP, JSON bodies, standard base64.
+/// The HTTP API of docs/api.md section 2, as an app calls it: plain HTTP, JSON bodies, standard base64.
 struct GateAPI: Sendable {
     let baseURL: String
     let transport = CurlTransport()
 
-    /// The proof headers (design.md section 2). Names are case-insensitive; these are the documented spellings.
+    /// The proof headers (docs/api.md section 2). Names are case-insensitive; these are the documented spellings.
     enum Header {
         static let deviceID = "X-Device-ID"
         static let challenge = "X-Attest-Challenge"
@@ -45,7 +45,7 @@ struct GateAPI: Sendable {
     }
 }
 
-/// Request binding's client-data document (design.md section 2, binding `request`).
+/// Request binding's client-data document (docs/api.md section 2, binding `request`).
 ///
 /// The app hashes these exact bytes and sends them base64-encoded in `X-Attest-Client-Data`; the server
 /// hashes the bytes it receives (no re-serialising), then checks each field against the request it got.

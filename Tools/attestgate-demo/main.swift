@@ -3,7 +3,7 @@
 //   attestgate-demo ca --dir DIR          create (once) the synthetic Apple CA; prints the root's path
 //   attestgate-demo session [options]     play the scripted session against a running local stack
 //
-// Read `AppleClient.swift` and `AndroidClient.swift` for what an app must send (design.md section 2);
+// Read `AppleClient.swift` and `AndroidClient.swift` for what an app must send (docs/api.md section 2);
 // `Session.swift` is the story; everything else is plumbing. Not part of the Lambda zip.
 internal import Glibc
 

@@ -11,7 +11,7 @@ import Synchronization
 /// How a check makes the client send its write a second time after the first send has landed.
 enum ResendMethod: String, Sendable, CaseIterable {
     /// The client's own retry loop, told by `ResendHook` to send every `UpdateItem` again after its first
-    /// answer arrived (botocore's `needs-retry` handler answering "retry after 0 s" in seeds/000 §11-2).
+    /// answer arrived (botocore's `needs-retry` handler answering "retry after 0 s").
     case hook = "resend-hook"
     /// The loss proxy forwards the write, lets it commit, then drops the connection before the answer,
     /// so the client's real retry path (a connection failure, the standard retry mode) sends it again.

@@ -6,7 +6,7 @@ Embedded Metric Format block. CloudWatch creates a metric for each name in `Metr
 set in `Dimensions`, taking the dimension values and the metric value from the line's top-level members.
 An alarm whose metric name, dimension names or literal dimension values no line produces watches nothing
 and never fires. So this replays decision lines through the same rules CloudWatch applies and requires
-every AttestGate alarm to be matched by at least one line (seeds/000 section 11-1 does the same for
+every AttestGate alarm to be matched by at least one line (the same holds for
 metric filters).
 
 Lines: any text stream; every line holding a JSON object whose "logger" is "attestgate.decision" is a

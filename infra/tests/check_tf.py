@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Structural checks of infra/ that need no cloud: every .tf parses (python-hcl2), and the resources say
-what docs/design.md and issue 9 require. Each failure names the rule it breaks."""
+what docs/api.md and issue 9 require. Each failure names the rule it breaks."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tfload  # noqa: E402
 from tfload import unquote  # noqa: E402
 
-# docs/design.md section 5, exactly. AWS_REGION and the credentials are set by Lambda itself (reserved),
+# docs/api.md section 5, exactly. AWS_REGION and the credentials are set by Lambda itself (reserved),
 # DYNAMODB_ENDPOINT and the *_FILE variants exist for local runs only.
 DESIGN_ENV = {
     "ATTESTGATE_ENV", "TABLE_NAME", "DYNAMODB_ENDPOINT", "AWS_REGION", "AWS_ACCESS_KEY_ID",
@@ -78,7 +78,7 @@ def main() -> int:
     names = tfload.env_names(env_expr)
     expect(len(names) >= 20, f"function_environment: could not read its names ({len(names)})")
     unknown = sorted(set(names) - DESIGN_ENV)
-    expect(not unknown, f"function environment has names outside docs/design.md section 5: {unknown}")
+    expect(not unknown, f"function environment has names outside docs/api.md section 5: {unknown}")
     expect(not set(names) & LAMBDA_SETS, "function environment must not set Lambda's reserved AWS_* variables")
     expect(not set(names) & LOCAL_ONLY, "function environment must not set local-only variables")
     missing = sorted(DESIGN_ENV - LAMBDA_SETS - LOCAL_ONLY - set(names))

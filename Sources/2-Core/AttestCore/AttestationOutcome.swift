@@ -1,4 +1,4 @@
-/// What one attestation provider concluded about a request (seeds/000 section 8).
+/// What one attestation provider concluded about a request (docs/playintegrity.md, the merge).
 ///
 /// A provider that is switched off, or that was not asked because the request carried none of its
 /// evidence, has no outcome at all: it is represented by `nil` ("abstains") and left out of the merge.

@@ -1,4 +1,4 @@
-/// The merge of provider outcomes into one answer, exactly as seeds/000 section 8 (and design.md §3) fix it.
+/// The merge of provider outcomes into one answer, exactly as docs/api.md §3 and docs/playintegrity.md state it.
 ///
 /// 1. App Attest binds the proof to the device ID: its `genuine` or `rejected` decides.
 /// 2. Play Integrity binds too: when it was asked, it decides, and only `genuine` passes; its

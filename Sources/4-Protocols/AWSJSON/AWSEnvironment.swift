@@ -1,6 +1,6 @@
 package import SigV4
 
-/// The AWS settings read from the environment once at cold start (design.md section 5): credentials from
+/// The AWS settings read from the environment once at cold start (docs/api.md section 5): credentials from
 /// `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` (Lambda sets all three), the region
 /// from `AWS_REGION`, and `DYNAMODB_ENDPOINT` to point DynamoDB at a local stand-in.
 package struct AWSEnvironment: Sendable {

@@ -22,7 +22,7 @@ package struct AWSError: Error, Hashable, CustomStringConvertible {
         package static let conditionalCheckFailed = Reason("aws.conditional_check_failed")
         /// `ValidationException` and friends: the request itself is wrong; never retried.
         package static let validation = Reason("aws.validation")
-        /// `TransactionConflictException`: never retried (seeds/000 section 10).
+        /// `TransactionConflictException`: never retried (docs/dynamodb.md, own writes).
         package static let transactionConflict = Reason("aws.transaction_conflict")
         package static let resourceNotFound = Reason("aws.resource_not_found")
         package static let resourceInUse = Reason("aws.resource_in_use")

@@ -19,7 +19,7 @@ package struct AWSServiceConfiguration: Sendable {
     package var targetPrefix: String
     package var protocolVersion: ProtocolVersion
     package var credentials: SigV4Credentials
-    /// Longest wait for one attempt's response (the SDKs' read timeout; seeds/000 section 10 uses 3 s).
+    /// Longest wait for one attempt's response (the SDKs' read timeout, commonly 3 s).
     package var attemptTimeout: Duration = .seconds(3)
     package var connectTimeout: Duration = .seconds(1)
     package var retry: RetryPolicy = .standard

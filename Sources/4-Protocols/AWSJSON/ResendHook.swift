@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// A test hook that makes the client send a request again after the first send has landed, exactly as an
-/// SDK does when a write commits but its response is lost (seeds/000 section 11-2: botocore's
+/// SDK does when a write commits but its response is lost (docs/resend-harness.md; botocore's
 /// `needs-retry.dynamodb.UpdateItem` handler answering "retry after 0 s").
 ///
 /// After every response (success or service error) the client asks `shouldResend(operation, attempt)`;

@@ -27,7 +27,7 @@ package struct AppAttestTrust: Sendable {
     }()
 
     /// The trust for `APP_ATTEST_TRUST_ROOT`: the PEM file's certificate replaces both Apple roots.
-    /// Callers refuse this in production (design.md 5) before getting here.
+    /// Callers refuse this in production (docs/api.md §5) before getting here.
     /// - Throws: `appattest.input_invalid` when the text holds no parseable certificate.
     package static func overridden(rootPEM: String) throws(AppAttestError) -> AppAttestTrust {
         do { return synthetic(root: try Certificate(pemRepresentation: rootPEM)) } catch {

@@ -3,7 +3,7 @@ package import AttestCore
 /// The outcome of one DeviceCheck validation and, unless it is `genuine`, the reason slug for logs.
 ///
 /// DeviceCheck proves a genuine Apple device but cannot bind to the device ID, so the merge consults it
-/// only when no binding provider could answer (seeds/000 §8).
+/// only when no binding provider could answer (docs/playintegrity.md, the merge).
 package struct DeviceCheckResult: Sendable, Hashable, CustomStringConvertible {
     package let outcome: AttestationOutcome
     package let reason: Reason?

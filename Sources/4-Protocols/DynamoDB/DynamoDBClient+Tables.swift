@@ -1,7 +1,7 @@
 package import AttestCore
 
 extension DynamoDBClient {
-    /// `CreateTable` with string keys and on-demand billing (design.md section 6 by default).
+    /// `CreateTable` with string keys and on-demand billing (docs/api.md section 6 by default).
     package func createTable(_ table: Table, deadline: Deadline) async throws(DynamoDBError) -> TableDescription {
         var keySchema: [JSONValue] = [
             .object(["AttributeName": .string(table.partitionKey), "KeyType": .string("HASH")])

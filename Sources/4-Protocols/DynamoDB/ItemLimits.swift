@@ -1,6 +1,6 @@
 /// DynamoDB's size limits, checked before sending so that an oversized value fails with a clear error
 /// instead of a `ValidationException` round trip (or, for a key built from client input, a store error
-/// that a caller might read as "unavailable"; seeds/000 section 2-2).
+/// that a caller might read as "unavailable"; docs/gate.md, rows and writes).
 package enum ItemLimits {
     /// 400 KB, the largest item (developer guide, "Service, account, and table quotas").
     package static let maxItemBytes = 400 * 1024

@@ -1,6 +1,6 @@
 package import AttestCore
 
-/// A conditional write that can tell its own resend from someone else's write (seeds/000 section 10).
+/// A conditional write that can tell its own resend from someone else's write (docs/dynamodb.md, own writes).
 ///
 /// ## Why
 /// When a write commits but its response is lost (timeout, connection reset), the client sends it again, and

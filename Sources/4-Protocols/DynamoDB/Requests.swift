@@ -59,7 +59,7 @@ package struct UpdateItem: Sendable, Hashable {
 }
 
 /// `DeleteItem`. Note: a delete cannot carry an own-write token; where a resend must be recognised,
-/// mark the item with an update instead (seeds/000 section 10, the spent-challenge bug).
+/// mark the item with an update instead (docs/dynamodb.md, own writes).
 package struct DeleteItem: Sendable, Hashable {
     package var table: Table
     package var key: Item

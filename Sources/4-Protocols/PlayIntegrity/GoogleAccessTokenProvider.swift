@@ -10,7 +10,7 @@ package import HTTPClient
 ///   until `refreshMargin` (60 s) before it expires.
 /// - A 400, 401 or 403 from the token endpoint means the key was revoked or is wrong: the key and the
 ///   token are dropped and the secret is not read again for `keyRetryDelay` (60 s), so a rotated key is
-///   picked up without hitting Secrets Manager on every request (seeds/000 §7-3, design.md §7). An
+///   picked up without hitting Secrets Manager on every request (docs/api.md §7). An
 ///   unreadable or malformed secret is handled the same way.
 /// - 5xx, 429 and transport failures keep the key; the next request tries again.
 /// Time is passed in; the actor never reads the clock.

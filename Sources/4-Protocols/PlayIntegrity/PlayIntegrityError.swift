@@ -1,6 +1,6 @@
 /// Why a Play Integrity check did not answer `genuine`: the reason slug for logs and metrics.
 ///
-/// The slug never reaches the client (design.md §2: the error body never says which check failed).
+/// The slug never reaches the client (docs/api.md §2: the error body never says which check failed).
 package struct PlayIntegrityError: Error, Hashable, CustomStringConvertible {
     package struct Reason: Hashable, Sendable, CustomStringConvertible {
         package let slug: String

@@ -2,7 +2,7 @@ package import AttestCore
 package import FoundationEssentials
 package import HTTPClient
 
-/// Verifies a Play Integrity standard-request token, in the seed's order (seeds/000 §7-3, design.md §3):
+/// Verifies a Play Integrity standard-request token, in the order of docs/api.md §3 (docs/playintegrity.md):
 ///
 /// 0. (the gate, before calling this) the challenge is spent;
 /// 1. a token longer than 16,384 characters (or empty, or not token characters) → `rejected`, no cost;

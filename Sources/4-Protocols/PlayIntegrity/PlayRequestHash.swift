@@ -1,7 +1,7 @@
 internal import AttestCore
 internal import Crypto
 
-/// The `requestHash` the server expects, for the two binding modes of design.md §2.
+/// The `requestHash` the server expects, for the two binding modes of docs/api.md §2.
 package enum PlayRequestHash {
     /// `binding: request`: lower-hex SHA-256 of the exact client-data bytes (`X-Attest-Client-Data`, decoded).
     package static func requestBinding(clientData: [UInt8]) -> String {

@@ -7,7 +7,7 @@ package enum PolicyResult: Sendable, Hashable {
     case fail(PlayIntegrityError.Reason)
 }
 
-/// One check on a decoded payload (integrity verdicts, Android Developers; seeds/000 §7-2).
+/// One check on a decoded payload (integrity verdicts, Android Developers; docs/playintegrity.md).
 package protocol VerdictPolicy: Sendable {
     func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult
 }

@@ -2,8 +2,8 @@ package import AttestCore
 package import CivilTime
 package import FoundationEssentials
 
-/// How many metered calls a subject may make per day on one feature (seeds/000 section 7-3: a free
-/// guest makes at most 14 metered calls on its first day and 9 on any later day).
+/// How many metered calls a subject may make per day on one feature (by default a free
+/// guest makes at most 14 metered calls on its first day and 9 on any later day: docs/api.md §5).
 package struct AllowancePolicy: Sendable, Hashable {
     package let firstDay: Int
     package let laterDays: Int

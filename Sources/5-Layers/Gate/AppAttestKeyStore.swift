@@ -16,7 +16,7 @@ package struct StoredAppAttestKey: Sendable, Hashable {
     }
 }
 
-/// How a verified attestation was bound to a device ID (seeds/000 section 6).
+/// How a verified attestation was bound to a device ID (docs/api.md §2, key registration).
 package enum KeyBinding: String, Sendable, Hashable {
     /// The device ID had no key.
     case bound

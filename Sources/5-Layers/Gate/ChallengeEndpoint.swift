@@ -2,7 +2,7 @@ package import AttestCore
 package import CivilTime
 package import FoundationEssentials
 
-/// `POST /v1/attest/challenge` (design.md section 2): a fresh single-use challenge for the device.
+/// `POST /v1/attest/challenge` (docs/api.md section 2): a fresh single-use challenge for the device.
 package struct ChallengeEndpoint: Sendable {
     let challenges: any ChallengeStore
 

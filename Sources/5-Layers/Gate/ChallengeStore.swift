@@ -12,7 +12,7 @@ package struct IssuedChallenge: Sendable, Hashable {
     }
 }
 
-/// Server-issued, single-use, short-lived challenges (seeds/000 section 2).
+/// Server-issued, single-use, short-lived challenges (docs/gate.md, rows and writes).
 ///
 /// Contract:
 /// - `issue` writes one row per challenge, so several may be live at once for one device; issuing is

@@ -1,7 +1,7 @@
 internal import AttestCore
 internal import Crypto
 
-/// The client-data document of request binding (design.md section 2; seeds/001 "Architecture").
+/// The client-data document of request binding (docs/api.md §2, binding modes).
 ///
 /// The app sends the exact JSON bytes it hashed, base64-encoded, in `X-Attest-Client-Data`; the server
 /// hashes the bytes it received (no canonicalisation) and checks every field against the request it
@@ -50,11 +50,11 @@ package struct ClientData: Sendable, Hashable {
 }
 
 extension BindingMode {
-    /// iOS `clientDataHash` for challenge binding: SHA-256 of the challenge bytes (seeds/000 section 5).
+    /// iOS `clientDataHash` for challenge binding: SHA-256 of the challenge bytes (docs/api.md §2, binding modes).
     package static func challengeClientDataHash(challenge: [UInt8]) -> [UInt8] { Digest.sha256(challenge) }
 
     /// Android `requestHash` for challenge binding: lower-hex SHA-256 of `deviceId + "\n" + challengeBase64`
-    /// (seeds/000 section 7-1).
+    /// (docs/api.md §2, binding modes).
     package static func challengeRequestHash(deviceID: String, challengeBase64: String) -> String {
         Bytes.hex(Digest.sha256(Array("\(deviceID)\n\(challengeBase64)".utf8)))
     }

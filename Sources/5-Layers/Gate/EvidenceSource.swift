@@ -2,7 +2,7 @@ package import FoundationEssentials
 
 /// Evaluates the proof a metered call carries (layer 1) and reports what the rest of the call needs.
 package protocol EvidenceSource: Sendable {
-    /// Spends the call's challenge, verifies its proof and merges the providers (seeds/000 section 8).
+    /// Spends the call's challenge, verifies its proof and merges the providers (docs/playintegrity.md, the merge).
     /// Never throws: our own store failing is `unavailable`, never a crash and never an approval.
     func evaluate(request: MeteredRequest, deviceID: String, route: MeteredRoute, now: Date) async -> EvidenceReport
 }

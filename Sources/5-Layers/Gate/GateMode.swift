@@ -1,4 +1,4 @@
-/// How a metered route treats device attestation (seeds/000 section 8, "Staged rollout").
+/// How a metered route treats device attestation (docs/operations.md §1, the rollout).
 package enum GateMode: String, Sendable, Hashable, CaseIterable {
     /// Nothing is verified and nothing is spent.
     case off

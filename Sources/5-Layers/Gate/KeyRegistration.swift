@@ -3,9 +3,9 @@ package import AttestCore
 internal import Crypto
 package import FoundationEssentials
 
-/// `POST /v1/attest/keys` (design.md section 2): App Attest key registration, once per key.
+/// `POST /v1/attest/keys` (docs/api.md section 2): App Attest key registration, once per key.
 ///
-/// Order (seeds/000 sections 2-3, 6): the challenge is spent before any cryptography; the attestation is
+/// Order (docs/api.md §2, key registration): the challenge is spent before any cryptography; the attestation is
 /// verified with `clientDataHash = SHA-256(challenge)`; the key is then bound to the device ID (a key
 /// that already belongs to another device ID is refused). Every failure is the same
 /// `403 attestation_rejected`; the reason slug goes only to the log.

@@ -12,7 +12,7 @@ package protocol FallbackDeviceCheck: Sendable {
 }
 
 /// Layer 1 on a metered call: spend the challenge, verify the App Attest assertion or the Play
-/// Integrity token against the request, fall back to DeviceCheck, merge (seeds/000 section 8).
+/// Integrity token against the request, fall back to DeviceCheck, merge (docs/playintegrity.md, the merge).
 ///
 /// The challenge is spent before any cryptography, so a stolen proof cannot be ground against one live
 /// challenge. Nothing in the request can produce `unavailable`: only our stores and the providers'
@@ -41,7 +41,7 @@ package struct LayerOneEvidence: EvidenceSource {
         self.logger = logger
     }
 
-    /// The proof headers of design.md section 2.
+    /// The proof headers of docs/api.md section 2.
     enum Header {
         static let challenge = "x-attest-challenge"
         static let keyID = "x-app-attest-key-id"
@@ -215,7 +215,7 @@ package struct LayerOneEvidence: EvidenceSource {
             deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
             now: now
         )
-        // seeds/000 section 8: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is
+        // docs/api.md §3: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is
         // reachable by a caller (junk tokens, Google's quota) and so becomes REJECTED.
         let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: result.outcome, deviceCheck: nil)
         let reason = result.reason?.slug ?? "play.rejected"

@@ -1,4 +1,4 @@
-/// One metered route's policy, from the `ROUTES` setting (design.md section 5).
+/// One metered route's policy, from the `ROUTES` setting (docs/api.md section 5).
 package struct MeteredRoute: Sendable, Hashable {
     package var method: String
     /// The path pattern, e.g. `/v1/tutor/{deckId}/{cardId}`.

@@ -2,7 +2,7 @@ package import AttestCore
 package import CivilTime
 package import FoundationEssentials
 
-/// Layer 3: the environment-wide daily ceiling on AI calls nobody paid for (seeds/000 section 9).
+/// Layer 3: the environment-wide daily ceiling on AI calls nobody paid for (docs/gate.md).
 ///
 /// Counted in calls, before the call, so the bill has a hard cap even when layers 1 and 2 are beaten.
 /// Paid pools are never counted (free IDs cost nothing to mint, so counting paid calls would let them

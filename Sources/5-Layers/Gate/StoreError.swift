@@ -1,7 +1,7 @@
 /// Our own store failed (DynamoDB unreachable, throttled past retries, malformed answer).
 ///
 /// The gate maps it to UNAVAILABLE (the route's on-unavailable policy); the allowance and the ceiling
-/// fail closed on it (`503 unavailable`), as design.md section 7 fixes.
+/// fail closed on it (`503 unavailable`), as docs/api.md section 7 fixes.
 package struct StoreError: Error, Hashable, CustomStringConvertible {
     /// A bounded slug for logs and metrics (`store.challenge_spend_failed`, …).
     package let reason: String

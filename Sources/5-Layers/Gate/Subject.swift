@@ -5,7 +5,7 @@ package enum Subject: Sendable, Hashable {
     /// A signed-in user, identified by the JWT authorizer's `sub` claim.
     case user(String)
 
-    /// The table partition key (design.md section 6).
+    /// The table partition key (docs/api.md section 6).
     package var partitionKey: String {
         switch self {
         case .device(let id): "DEVICE#\(id)"

@@ -18,7 +18,7 @@ struct GateComponents: Sendable {
 }
 
 extension Application {
-    /// Builds every store, verifier and layer (design.md sections 1, 5, 6).
+    /// Builds every store, verifier and layer (docs/api.md sections 1, 5, 6).
     /// - Throws: `StartupError` for a secret or trust root that cannot be read.
     static func makeGate(
         configuration: Configuration,

@@ -13,7 +13,7 @@ extension SettingsReader {
     /// Lambda's synchronous response limit.
     static let maxResponseLimit = 6 * 1024 * 1024
 
-    /// Parses `ROUTES` (design.md section 5); every route's problems are reported with its index.
+    /// Parses `ROUTES` (docs/api.md section 5); every route's problems are reported with its index.
     mutating func routes(_ text: String, gateMode: GateMode) -> [MeteredRoute] {
         guard let json = try? JSONValue.parse(Array(text.utf8)), let entries = json.arrayValue else {
             problem(.invalidRoutes, "ROUTES", "not a JSON list")

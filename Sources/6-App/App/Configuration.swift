@@ -2,7 +2,7 @@ package import AttestCore
 package import CivilTime
 package import Gate
 
-/// Every setting of design.md section 5, read once at cold start from an `Environment`.
+/// Every setting of docs/api.md section 5, read once at cold start from an `Environment`.
 ///
 /// `init(environment:)` validates everything and throws one `ConfigurationError` listing every
 /// problem (missing settings, bad values, contradictions such as development App Attest keys in
@@ -83,7 +83,7 @@ package struct Configuration: Sendable {
     package var routes: [MeteredRoute] = Configuration.defaultRoutes
     package var logLevel: Logger.Level = .info
 
-    /// The two routes of design.md section 2, with the seed's allowances.
+    /// The two default routes of docs/api.md §2, with the default allowances (docs/api.md §5).
     package static let defaultRoutes = [
         MeteredRoute(method: "POST", path: "/v1/generate", feature: "generation", upstreamPath: "/generate"),
         MeteredRoute(method: "POST", path: "/v1/tutor/{deckId}/{cardId}", feature: "tutor", upstreamPath: "/tutor"),

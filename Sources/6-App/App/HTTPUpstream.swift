@@ -4,7 +4,7 @@ package import HTTPClient
 /// The paid AI API over HTTP: the client's body goes to `UPSTREAM_URL` + the route's `upstreamPath`
 /// with the server-held key.
 ///
-/// Outcomes (design.md section 7): a provider that answered is passed on, status and body; a timeout,
+/// Outcomes (docs/api.md section 7): a provider that answered is passed on, status and body; a timeout,
 /// a connection failure, 429 or 5xx is `notAnswered` (not billed: the caller releases its units and
 /// answers 504 or 502 `upstream_unavailable`).
 package struct HTTPUpstream: UpstreamCalling {

@@ -5,7 +5,7 @@ internal import DynamoDB
 internal import FoundationEssentials
 internal import HTTPClient
 
-/// `attestgate table create|describe [--table NAME]`: the single table of design.md section 6 (string keys
+/// `attestgate table create|describe [--table NAME]`: the single table of docs/api.md section 6 (string keys
 /// `PK`/`SK`, on-demand billing, TTL on `TTL`) against `DYNAMODB_ENDPOINT` or the regional endpoint.
 ///
 /// JSON on stdout; exit 0 on success, 1 when DynamoDB refused or failed, 2 for a usage error.

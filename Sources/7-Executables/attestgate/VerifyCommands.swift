@@ -4,7 +4,7 @@ internal import Crypto
 internal import FoundationEssentials
 internal import Glibc
 
-/// `attestgate verify-attestation` and `attestgate verify-assertion` (design.md section 4): check
+/// `attestgate verify-attestation` and `attestgate verify-assertion` (docs/api.md section 4): check
 /// captured evidence offline. JSON on stdout; exit 0 accepted, 1 rejected, 2 usage error.
 enum VerifyCommands {
     static let attestationUsage = """

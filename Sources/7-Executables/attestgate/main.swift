@@ -12,10 +12,10 @@ default:
     CLIOutput.usage(
         """
         usage: attestgate <command> [options]
-          verify-attestation   check a captured App Attest attestation (design.md 4)
+          verify-attestation   check a captured App Attest attestation (docs/api.md §4)
           verify-assertion     check a captured App Attest assertion
-          config check         validate the settings in the environment as the Lambda would (design.md 5)
-          table                create|describe the DynamoDB table (design.md 6) at DYNAMODB_ENDPOINT
+          config check         validate the settings in the environment as the Lambda would (docs/api.md §5)
+          table                create|describe the DynamoDB table (docs/api.md §6) at DYNAMODB_ENDPOINT
         """
     )
     status = 2

@@ -3,7 +3,7 @@ internal import Synchronization
 
 /// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked,
 /// resent: a resent request is sent, its answer dropped, and sent again, exactly what an SDK does when a
-/// write commits but its response is lost (seeds/000 section 10; the same effect as the DynamoDB
+/// write commits but its response is lost (docs/dynamodb.md, own writes; the same effect as the DynamoDB
 /// client's `ResendHook`, applied beneath the product's wiring so no test knob enters it).
 package final class DynamoTrafficTransport: HTTPTransport {
     private let base: any HTTPTransport

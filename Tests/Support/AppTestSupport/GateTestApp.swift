@@ -147,7 +147,7 @@ package final class GateTestApp: Sendable {
         ])
     }
 
-    /// One `ROUTES` entry (design.md section 5); join several with `routes(_:)`.
+    /// One `ROUTES` entry (docs/api.md section 5); join several with `routes(_:)`.
     package static func routeEntry(
         method: String = "POST",
         path: String = "/v1/generate",

@@ -25,7 +25,7 @@ package enum FakePlay {
         ]).serializedBytes
     }
 
-    /// The Play Integrity settings of design.md section 5 for `fake` (started with a service account).
+    /// The Play Integrity settings of docs/api.md section 5 for `fake` (started with a service account).
     package static func settings(_ fake: FakeGoogleProcess) -> [String: String?] {
         [
             "ANDROID_PACKAGE": packageName,

@@ -19,7 +19,7 @@ package struct IOSDevice: Sendable {
     }
 }
 
-/// The four fields of request binding (design.md section 2), in the exact bytes the app hashes.
+/// The four fields of request binding (docs/api.md section 2), in the exact bytes the app hashes.
 package struct ClientDataDocument: Sendable {
     package var challenge: String
     package var method: String

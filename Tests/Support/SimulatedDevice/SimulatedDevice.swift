@@ -13,7 +13,7 @@ package import FoundationEssentials
 /// signing `nonce = SHA-256(authenticatorData ‖ clientDataHash)` with ECDSA-SHA256.
 ///
 /// How to build `clientDataHash` is the app's contract with the server: in challenge binding it is
-/// `SHA-256(challenge bytes)`; in request binding `SHA-256(client-data JSON bytes)` (design.md 2).
+/// `SHA-256(challenge bytes)`; in request binding `SHA-256(client-data JSON bytes)` (docs/api.md §2).
 package struct SimulatedDevice: Sendable {
     package let teamId: String
     package let bundleId: String

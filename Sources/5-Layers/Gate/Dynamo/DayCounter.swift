@@ -1,7 +1,7 @@
 internal import DynamoDB
 
 /// A per-day counter row with a limit: allowances, the AI-call ceiling, decode budgets and Google's
-/// decode quota all share this write shape (seeds/000 sections 7-3, 9 and 10).
+/// decode quota all share this write shape (docs/gate.md, rows and writes).
 ///
 /// - `take` adds one if the count is below the limit (`ADD count 1` with `count < limit`), stamping the
 ///   row's TTL so yesterday's rows clean themselves up.

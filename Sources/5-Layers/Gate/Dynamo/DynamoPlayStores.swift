@@ -4,7 +4,7 @@ internal import DynamoDB
 package import FoundationEssentials
 package import PlayIntegrity
 
-/// One device ID's daily decode budget: `DEVICE#{id}` / `PLAY_DECODE#{day}` (seeds/000 section 7-3).
+/// One device ID's daily decode budget: `DEVICE#{id}` / `PLAY_DECODE#{day}` (docs/playintegrity.md).
 package struct DynamoDecodeBudget: DecodeBudget {
     let counter: DayCounter
     let perDevice: Int

@@ -1,7 +1,7 @@
 package import AttestCore
 package import DynamoDB
 
-/// The single table (design.md section 6) as the gate's stores use it: the client, the table and how
+/// The single table (docs/api.md section 6) as the gate's stores use it: the client, the table and how
 /// conditional writes protect themselves against resends.
 package struct GateTable: Sendable {
     package let client: DynamoDBClient
