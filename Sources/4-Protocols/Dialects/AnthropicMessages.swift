@@ -9,6 +9,10 @@ enum AnthropicMessages {
     /// are counted in base-price tokens at no less than they cost (docs/dialects.md).
     static let cacheWriteWeight = 2
 
+    /// With tools, Anthropic adds a tool-use system prompt of a few hundred tokens (346 to 530 in its
+    /// pricing table) that the body does not carry.
+    static let toolUseOverhead = 1024
+
     static func prepare(
         _ request: [String: JSONValue],
         policy: DialectPolicy
@@ -17,6 +21,7 @@ enum AnthropicMessages {
     {
         var request = request
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
+        try HostedTools.checkAnthropic(request)
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let applied = try RequestFields.lowered(RequestFields.int(request, "max_tokens"), field: "max_tokens", cap: cap)
@@ -27,7 +32,8 @@ enum AnthropicMessages {
             model: model,
             streams: streams,
             maxOutputTokens: applied ?? cap,
-            inputTokenWeight: writesCache ? cacheWriteWeight : 1
+            inputTokenWeight: writesCache ? cacheWriteWeight : 1,
+            inputTokenOverhead: request["tools"]?.arrayValue?.isEmpty == false ? toolUseOverhead : 0
         )
     }
 

@@ -76,9 +76,13 @@ enum RequestFields {
     }
 
     /// Refuses a field that is present and not `null`.
-    static func refuseStoredContext(_ object: [String: JSONValue], _ fields: [String]) throws(DialectRefusal) {
+    static func refuse(
+        _ object: [String: JSONValue],
+        _ fields: [String],
+        reason: DialectRefusal.Reason
+    ) throws(DialectRefusal) {
         for field in fields where object[field] != nil && object[field] != .null {
-            throw DialectRefusal(.storedContext, detail: field)
+            throw DialectRefusal(reason, detail: field)
         }
     }
 
