@@ -99,6 +99,26 @@ import Testing
         #expect(body["generationConfig"] == ["maxOutputTokens": 1024, "top_k": 3])
     }
 
+    @Test func anAnthropicThinkingBudgetIsLoweredUnderTheCap() throws {
+        let body = #"{"model":"m","max_tokens":16000,"thinking":{"type":"enabled","budget_tokens":10000}}"#
+        let policy = DialectPolicy(maxOutputTokens: 4096)
+        let forwarded = try Self.forwarded(Self.prepare(.anthropicMessages, body, policy: policy))
+        #expect(forwarded["max_tokens"] == 4096)
+        #expect(forwarded["thinking"] == ["type": "enabled", "budget_tokens": 4095])
+        // A budget that fits, or a cap too small for any budget, is left as asked.
+        let fits = try Self.forwarded(
+            Self.prepare(.anthropicMessages, body, policy: DialectPolicy(maxOutputTokens: 20000))
+        )
+        #expect(fits["thinking"]?["budget_tokens"] == 10000)
+        let small = try Self.forwarded(
+            Self.prepare(.anthropicMessages, body, policy: DialectPolicy(maxOutputTokens: 1024))
+        )
+        #expect(small["thinking"]?["budget_tokens"] == 10000)
+        #expect(throws: DialectRefusal(.fieldInvalid)) {
+            try Self.prepare(.anthropicMessages, #"{"model":"m","thinking":{"budget_tokens":"5000"}}"#).get()
+        }
+    }
+
     @Test(arguments: [
         (Dialect.openAIChat, #"{"model":"gpt-4.1","messages":[],"n":2}"#),
         (.geminiGenerate, #"{"contents":[],"generationConfig":{"candidateCount":2}}"#),

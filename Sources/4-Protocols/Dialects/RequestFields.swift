@@ -55,7 +55,8 @@ enum RequestFields {
     /// The request's model, checked against the route's list.
     static func model(_ model: String?, policy: DialectPolicy) throws(DialectRefusal) -> String {
         guard let model, !model.isEmpty else { throw DialectRefusal(.modelMissing) }
-        if let allowed = policy.models, !allowed.contains(model) {
+        // Byte for byte: Swift's `==` would also match a canonically equivalent spelling.
+        if let allowed = policy.models, !allowed.contains(where: { $0.utf8.elementsEqual(model.utf8) }) {
             throw DialectRefusal(.modelNotAllowed, detail: "model \(model.prefix(64))")
         }
         return model
