@@ -60,6 +60,7 @@ let package = Package(
         module("SecretsManager", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
         module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "AttestCore"]),
+        module("Dialects", in: "Sources/4-Protocols", ["AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
@@ -169,6 +170,7 @@ let package = Package(
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
+        tests("DialectsTests", ["Dialects", "AttestCore"]),
         tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
