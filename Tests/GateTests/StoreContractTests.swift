@@ -1,5 +1,8 @@
 import AWSJSON
+import CivilTime
 import FoundationEssentials
+import PlayIntegrity
+import TestSupport
 import Testing
 
 @testable import Gate
@@ -9,9 +12,11 @@ import Testing
 /// back). The same checks run against all three, so a fake can never promise what the real store does not.
 ///
 /// To add a check: write one `@Test(arguments: StoreKind.all)` function that makes its store with
-/// `kind.allowances()`, `kind.ceiling()` or `kind.profiles()` and states the contract of the protocol in
-/// `Sources/5-Layers/Gate` (AllowanceStore.swift, CeilingStore.swift); `kind.expectResends()` at its end
-/// shows the resend variant really resent. To add a store, add a factory here for each kind.
+/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `decodeBudget(fixture)` or
+/// `decodeQuota(fixture)` and states the contract of the protocol (AllowanceStore.swift and
+/// CeilingStore.swift in `Sources/5-Layers/Gate`, DecodeBudget.swift and DecodeQuotaGuard.swift in
+/// `Sources/4-Protocols/PlayIntegrity`); `fixture.expectResends()` at its end shows the resend variant
+/// really resent. To add a store, add a factory that returns the fake or its twin.
 enum StoreKind: String, CustomTestStringConvertible, Sendable {
     case inMemory = "in-memory"
     case dynamo = "DynamoDB on moto"
@@ -64,6 +69,15 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
 
     func profiles(_ fixture: StoreKind.Fixture) -> any ProfileStore {
         fixture.table.map { DynamoChallengeStore(table: $0) } ?? InMemoryChallengeStore()
+    }
+
+    func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DecodeBudget {
+        fixture.table.map { DynamoDecodeBudget(table: $0, perDevice: perDevice, calendar: .utc) }
+            ?? InMemoryDecodeBudget(perDevice: perDevice)
+    }
+
+    func decodeQuota(_ fixture: StoreKind.Fixture) -> any DecodeQuotaStore {
+        fixture.table.map { DynamoDecodeQuotaStore(table: $0) } ?? InMemoryDecodeQuotaStore()
     }
 
     // MARK: AllowanceStore
@@ -211,6 +225,37 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         #expect(try await store.firstSeenDay(subject: .user("u1"), today: Self.day) == Self.day)
         #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-12-01") == Self.day)
         #expect(try await store.firstSeenDay(subject: device, today: "2026-12-01") == "2026-12-01")
+        fixture.expectResends()
+    }
+
+    // MARK: DecodeBudget and DecodeQuotaStore (Play Integrity)
+
+    @Test(arguments: StoreKind.all)
+    func aDevicesDecodeBudgetIsPerDay(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let budget = decodeBudget(fixture, perDevice: 2)
+        let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
+        var answers: [DecodeBudgetDecision] = []
+        for _ in 0..<3 { answers.append(try await budget.spendOne(deviceID: "d1", now: noon)) }
+        #expect(answers == [.spent, .spent, .exhausted])
+        #expect(try await budget.spendOne(deviceID: "d2", now: noon) == .spent)
+        // The next (UTC) day starts a new budget; the same day later on does not.
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func theDecodeQuotaCountsToItsCapAndItsWarningIsClaimedOnce(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = decodeQuota(fixture)
+        var counts: [DecodeQuotaCount] = []
+        for _ in 0..<3 { counts.append(try await store.incrementDecodeCount(day: Self.day, limit: 2)) }
+        #expect(counts == [.counted(count: 1, warned: false), .counted(count: 2, warned: false), .limitReached])
+        #expect(try await store.claimWarning(day: Self.day))
+        #expect(try await !store.claimWarning(day: Self.day))
+        #expect(try await store.incrementDecodeCount(day: Self.day, limit: 3) == .counted(count: 3, warned: true))
+        #expect(try await store.incrementDecodeCount(day: "2026-12-01", limit: 3) == .counted(count: 1, warned: false))
         fixture.expectResends()
     }
 }
