@@ -171,7 +171,7 @@ variable "android_package" {
 }
 
 variable "android_cert_sha256" {
-  description = "ANDROID_CERT_SHA256: release signing-certificate digests as Play Integrity reports them."
+  description = "ANDROID_CERT_SHA256: release signing-certificate SHA-256 digests, as Play Console shows them (colon-separated hex) or as Play Integrity reports them (base64url); compared after normalising."
   type        = list(string)
   default     = []
 }
