@@ -141,7 +141,7 @@ let package = Package(
         ),
 
         // Fakes and loopback servers shared by the test targets (never linked into a product).
-        module("TestSupport", in: "Tests/Support", ["HTTPClient", "AttestCore"]),
+        module("TestSupport", in: "Tests/Support", ["HTTPClient", "PlayIntegrity", "CivilTime", "AttestCore"]),
         // The real API handler in process against moto (GateTestApp): flows through the router.
         module(
             "AppTestSupport",
@@ -164,8 +164,8 @@ let package = Package(
         tests(
             "GateTests",
             [
-                "Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "Gate", "AppAttest", "PlayIntegrity", "SimulatedDevice", "TestSupport", "DynamoDB", "AWSJSON",
+                "HTTPClient", "Crypto", "CivilTime", "AttestCore",
             ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),

@@ -78,13 +78,14 @@ resource "aws_cloudwatch_metric_alarm" "unavailable_spike" {
   ok_actions          = local.alarm_actions
 }
 
-# The function itself failing (init errors, crashes, timeouts): AWS/Lambda Errors.
+# A function itself failing (init errors, crashes, timeouts): AWS/Lambda Errors, one alarm per function.
 resource "aws_cloudwatch_metric_alarm" "function_errors" {
-  alarm_name          = "${local.name}-function-errors"
-  alarm_description   = "AttestGate ${var.environment}: the function reported errors (AWS/Lambda Errors)."
+  for_each            = local.apis
+  alarm_name          = "${each.value.function_name}-function-errors"
+  alarm_description   = "AttestGate ${var.environment}: the ${replace(each.key, "_", "-")} function reported errors (AWS/Lambda Errors)."
   namespace           = "AWS/Lambda"
   metric_name         = "Errors"
-  dimensions          = { FunctionName = aws_lambda_function.attestgate.function_name }
+  dimensions          = { FunctionName = aws_lambda_function.attestgate[each.key].function_name }
   statistic           = "Sum"
   period              = 300
   evaluation_periods  = 1
@@ -93,4 +94,9 @@ resource "aws_cloudwatch_metric_alarm" "function_errors" {
   treat_missing_data  = "notBreaching"
   alarm_actions       = local.alarm_actions
   ok_actions          = local.alarm_actions
+}
+
+moved {
+  from = aws_cloudwatch_metric_alarm.function_errors
+  to   = aws_cloudwatch_metric_alarm.function_errors["guest"]
 }

@@ -1,14 +1,36 @@
-# HTTP API (payload format 2.0) in front of the function.
+# HTTP API (payload format 2.0) in front of the functions.
 #
 # The guest API carries the attestation endpoints and every metered route, without an authorizer: guests
 # prove themselves with attestation headers. HTTP APIs cannot make a JWT optional on a route, so when
-# jwt_issuer is set, signed-in clients call a second API whose metered routes all require the JWT; the
+# jwt_issuer is set, signed-in clients call a second API whose metered routes all require the JWT; its
 # function then sees requestContext.authorizer.jwt.claims.sub, skips the gate and meters the user.
+#
+# Each API has its own function (the same zip and settings, lambda.tf), its own reserved concurrency and
+# its own stage throttle, so guests filling their pool (slow upstream calls, a flood of minted IDs) never
+# take an execution or a request slot from signed-in users.
 
 locals {
   apis = merge(
-    { guest = { route_keys = concat(local.attest_route_keys, local.metered_route_keys), jwt = false } },
-    var.jwt_issuer == "" ? {} : { signed_in = { route_keys = local.metered_route_keys, jwt = true } },
+    {
+      guest = {
+        route_keys           = concat(local.attest_route_keys, local.metered_route_keys)
+        jwt                  = false
+        function_name        = local.name
+        reserved_concurrency = var.lambda_reserved_concurrency
+        throttle_burst       = var.api_throttle_burst
+        throttle_rate        = var.api_throttle_rate
+      }
+    },
+    var.jwt_issuer == "" ? {} : {
+      signed_in = {
+        route_keys           = local.metered_route_keys
+        jwt                  = true
+        function_name        = "${local.name}-signed-in"
+        reserved_concurrency = var.signed_in_reserved_concurrency
+        throttle_burst       = var.signed_in_api_throttle_burst
+        throttle_rate        = var.signed_in_api_throttle_rate
+      }
+    },
   )
   api_routes = merge([
     for api, spec in local.apis : { for key in spec.route_keys : "${api} ${key}" => { api = api, key = key, jwt = spec.jwt } }
@@ -26,7 +48,7 @@ resource "aws_apigatewayv2_integration" "function" {
   for_each               = local.apis
   api_id                 = aws_apigatewayv2_api.this[each.key].id
   integration_type       = "AWS_PROXY"
-  integration_uri        = aws_lambda_function.attestgate.invoke_arn
+  integration_uri        = aws_lambda_function.attestgate[each.key].invoke_arn
   payload_format_version = "2.0"
   timeout_milliseconds   = 30000
 }
@@ -69,8 +91,8 @@ resource "aws_apigatewayv2_stage" "default" {
   auto_deploy = true
 
   default_route_settings {
-    throttling_burst_limit = var.api_throttle_burst
-    throttling_rate_limit  = var.api_throttle_rate
+    throttling_burst_limit = each.value.throttle_burst
+    throttling_rate_limit  = each.value.throttle_rate
   }
 
   access_log_settings {
@@ -92,7 +114,7 @@ resource "aws_lambda_permission" "api" {
   for_each      = local.apis
   statement_id  = "AllowInvokeFrom-${each.key}"
   action        = "lambda:InvokeFunction"
-  function_name = aws_lambda_function.attestgate.function_name
+  function_name = aws_lambda_function.attestgate[each.key].function_name
   principal     = "apigateway.amazonaws.com"
   source_arn    = "${aws_apigatewayv2_api.this[each.key].execution_arn}/*/*"
 }

@@ -39,7 +39,7 @@ data "aws_iam_policy_document" "function" {
   statement {
     sid       = "OwnLogs"
     actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-    resources = ["${aws_cloudwatch_log_group.function.arn}:*"]
+    resources = [for group in aws_cloudwatch_log_group.function : "${group.arn}:*"]
   }
 
   dynamic "statement" {

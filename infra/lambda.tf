@@ -1,21 +1,27 @@
-# The function: the custom-runtime `bootstrap` from `make package`, x86_64, on provided.al2023 (default)
+# The functions: the custom-runtime `bootstrap` from `make package`, x86_64, on provided.al2023 (default)
 # or provided.al2. The zip carries its own glibc and libraries, so both images run the same bytes.
+#
+# One function per API (local.apis in api.tf): `guest` always, `signed_in` when jwt_issuer is set. Same
+# zip, same role, same environment; each has its own reserved concurrency, so a saturated guest pool
+# cannot throttle signed-in users.
 
 resource "aws_cloudwatch_log_group" "function" {
+  for_each = local.apis
   #checkov:skip=CKV_AWS_338:Retention is the log_retention_days variable (90 days by default): decision lines carry device IDs, so they are not kept for a year unless the operator chooses to.
-  name              = "/aws/lambda/${local.name}"
+  name              = "/aws/lambda/${each.value.function_name}"
   retention_in_days = var.log_retention_days
   kms_key_id        = local.kms_key_id
 }
 
 resource "aws_lambda_function" "attestgate" {
+  for_each = local.apis
   #checkov:skip=CKV_AWS_50:X-Ray needs an SDK/daemon integration the custom runtime does not have; each decision line carries the request id instead.
   #checkov:skip=CKV_AWS_116:Invoked synchronously by API Gateway only; a dead-letter queue applies to asynchronous invocations.
   #checkov:skip=CKV_AWS_117:No VPC resources are used: DynamoDB, Secrets Manager, Google and the upstream are reached over their public TLS endpoints; a VPC would only add NAT cost and cold-start latency.
   #checkov:skip=CKV_AWS_173:The environment holds settings and secret ARNs, never secret values (those stay in Secrets Manager); Lambda encrypts it at rest with its service key.
   #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile outside this module; the zip is built and hashed by make package and pinned by source_code_hash.
-  function_name    = local.name
-  description      = "AttestGate: device-attestation gate, allowances and daily ceiling in front of the AI API."
+  function_name    = each.value.function_name
+  description      = "AttestGate (${replace(each.key, "_", "-")} pool): device-attestation gate, allowances and daily ceiling in front of the AI API."
   role             = aws_iam_role.function.arn
   filename         = var.package_zip
   source_code_hash = filebase64sha256(var.package_zip)
@@ -25,7 +31,7 @@ resource "aws_lambda_function" "attestgate" {
   memory_size      = var.lambda_memory_mb
   timeout          = var.lambda_timeout_seconds
 
-  reserved_concurrent_executions = var.lambda_reserved_concurrency
+  reserved_concurrent_executions = each.value.reserved_concurrency
 
   environment {
     variables = local.function_environment
@@ -33,7 +39,7 @@ resource "aws_lambda_function" "attestgate" {
 
   logging_config {
     log_format = "Text"
-    log_group  = aws_cloudwatch_log_group.function.name
+    log_group  = aws_cloudwatch_log_group.function[each.key].name
   }
 
   depends_on = [aws_iam_role_policy.function]
@@ -53,4 +59,15 @@ resource "aws_lambda_function" "attestgate" {
       error_message = "jwt_audience must name at least one audience when jwt_issuer is set."
     }
   }
+}
+
+# Before the signed-in pool existed, the one function and its log group had no key.
+moved {
+  from = aws_lambda_function.attestgate
+  to   = aws_lambda_function.attestgate["guest"]
+}
+
+moved {
+  from = aws_cloudwatch_log_group.function
+  to   = aws_cloudwatch_log_group.function["guest"]
 }

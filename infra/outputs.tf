@@ -9,13 +9,18 @@ output "signed_in_api_url" {
 }
 
 output "function_name" {
-  description = "Name of the Lambda function (for `aws lambda update-function-configuration`, logs, rollbacks)."
-  value       = aws_lambda_function.attestgate.function_name
+  description = "Name of the guest Lambda function (for `aws lambda update-function-configuration`, logs, rollbacks)."
+  value       = aws_lambda_function.attestgate["guest"].function_name
 }
 
 output "function_arn" {
-  description = "ARN of the Lambda function."
-  value       = aws_lambda_function.attestgate.arn
+  description = "ARN of the guest Lambda function."
+  value       = aws_lambda_function.attestgate["guest"].arn
+}
+
+output "signed_in_function_name" {
+  description = "Name of the signed-in Lambda function (same zip and settings, its own reserved concurrency); null when jwt_issuer is empty."
+  value       = var.jwt_issuer == "" ? null : aws_lambda_function.attestgate["signed_in"].function_name
 }
 
 output "table_name" {
@@ -44,8 +49,13 @@ output "devicecheck_private_key_secret_arn" {
 }
 
 output "function_log_group" {
-  description = "CloudWatch log group of the function (decision lines and their EMF metrics)."
-  value       = aws_cloudwatch_log_group.function.name
+  description = "CloudWatch log group of the guest function (decision lines and their EMF metrics)."
+  value       = aws_cloudwatch_log_group.function["guest"].name
+}
+
+output "signed_in_function_log_group" {
+  description = "CloudWatch log group of the signed-in function; null when jwt_issuer is empty."
+  value       = var.jwt_issuer == "" ? null : aws_cloudwatch_log_group.function["signed_in"].name
 }
 
 output "alarm_names" {
@@ -55,8 +65,8 @@ output "alarm_names" {
       aws_cloudwatch_metric_alarm.budget_warning.alarm_name,
       aws_cloudwatch_metric_alarm.budget_exhausted.alarm_name,
       aws_cloudwatch_metric_alarm.block_spike.alarm_name,
-      aws_cloudwatch_metric_alarm.function_errors.alarm_name,
     ],
+    [for a in aws_cloudwatch_metric_alarm.function_errors : a.alarm_name],
     [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.alarm_name],
   )
 }

@@ -77,9 +77,20 @@ variable "lambda_timeout_seconds" {
 }
 
 variable "lambda_reserved_concurrency" {
-  description = "Reserved concurrency of the function: a hard cap on parallel executions (and so on spend under a flood). -1 leaves it unreserved."
+  description = "Reserved concurrency of the guest function: a hard cap on parallel guest executions (and so on spend under a flood). -1 leaves it unreserved, which lets a guest flood take the account's shared pool."
   type        = number
   default     = 50
+}
+
+variable "signed_in_reserved_concurrency" {
+  description = "Reserved concurrency of the signed-in function (created when jwt_issuer is set): executions guests can never take. At least 1."
+  type        = number
+  default     = 20
+
+  validation {
+    condition     = var.signed_in_reserved_concurrency >= 1
+    error_message = "signed_in_reserved_concurrency must be at least 1: unreserved, signed-in users would share the account's pool."
+  }
 }
 
 variable "log_retention_days" {
@@ -160,7 +171,7 @@ variable "android_package" {
 }
 
 variable "android_cert_sha256" {
-  description = "ANDROID_CERT_SHA256: release signing-certificate digests as Play Integrity reports them."
+  description = "ANDROID_CERT_SHA256: release signing-certificate SHA-256 digests, as Play Console shows them (colon-separated hex) or as Play Integrity reports them (base64url); compared after normalising."
   type        = list(string)
   default     = []
 }
@@ -290,15 +301,27 @@ variable "jwt_audience" {
 }
 
 variable "api_throttle_burst" {
-  description = "API Gateway default-route burst limit."
+  description = "API Gateway default-route burst limit (the guest API's stage)."
   type        = number
   default     = 200
 }
 
 variable "api_throttle_rate" {
-  description = "API Gateway default-route steady rate limit (requests per second)."
+  description = "API Gateway default-route steady rate limit (requests per second; the guest API's stage)."
   type        = number
   default     = 100
+}
+
+variable "signed_in_api_throttle_burst" {
+  description = "Burst limit of the signed-in API's stage (its own bucket, apart from the guest API's)."
+  type        = number
+  default     = 100
+}
+
+variable "signed_in_api_throttle_rate" {
+  description = "Steady rate limit of the signed-in API's stage, in requests per second."
+  type        = number
+  default     = 50
 }
 
 # --- Alarms --------------------------------------------------------------------------------------------

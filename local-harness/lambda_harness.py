@@ -3,8 +3,10 @@
 
 It runs N real `bootstrap` processes (like N Lambda instances), each talking to its own Lambda Runtime
 API server (/2018-06-01/runtime/...), and puts an HTTP front in front of them that turns real HTTP
-requests into HTTP API 2.0 events. A control server accepts raw events (1.0, REST, malformed) and
-reports init errors, instances and logs. Standard library only. See README.md for the CLI.
+requests into HTTP API 2.0 events. With --signed-in-instances M, M more bootstraps form a second pool (a
+second function from the same zip) that serves only signed-in calls, as infra/ deploys it. A control
+server accepts raw events (1.0, REST, malformed) and reports init errors, instances and logs. Standard
+library only. See README.md for the CLI.
 """
 import argparse
 import base64
@@ -23,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 API = "/2018-06-01"
 CLAIMS_HEADER = "x-harness-jwt-claims"
-FUNCTION_ARN = "arn:aws:lambda:us-east-1:000000000000:function:attestgate-local"
+FUNCTION_ARN_PREFIX = "arn:aws:lambda:us-east-1:000000000000:function:"
 MAX_BODY = 6 * 1024 * 1024
 
 
@@ -35,10 +37,11 @@ class Invocation:
         self.deadline_epoch_ms = 0
         self.trace_id = "Root=1-%08x-%s;Sampled=0" % (int(time.time()), uuid.uuid4().hex[:24])
         self.done = threading.Event()
-        self.outcome = None  # "response" | "error" | "timeout" | "no_instance"
+        self.outcome = None  # "response" | "error" | "timeout" | "no_instance" | "throttled"
         self.payload = b""
         self.error_type = None
         self.instance = None
+        self.pool = None
 
     def finish(self, outcome, payload=b"", error_type=None):
         if self.done.is_set():
@@ -50,14 +53,14 @@ class Invocation:
     def summary(self):
         text = self.payload.decode("utf-8", "replace")
         return {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
-                "errorType": self.error_type, "instance": self.instance}
+                "errorType": self.error_type, "instance": self.instance, "pool": self.pool}
 
 
 class Instance:
     """One bootstrap process and its own Runtime API server (AWS_LAMBDA_RUNTIME_API)."""
 
-    def __init__(self, harness, index):
-        self.harness, self.index = harness, index
+    def __init__(self, harness, pool, index):
+        self.harness, self.pool, self.index = harness, pool, index
         self.generation = 0
         self.process = None
         self.exit_codes = []
@@ -75,6 +78,7 @@ class Instance:
         self.generation += 1
         env = dict(self.harness.env)
         env["AWS_LAMBDA_RUNTIME_API"] = self.endpoint
+        env["AWS_LAMBDA_FUNCTION_NAME"] = self.pool.function_name
         self.process = subprocess.Popen([self.harness.bootstrap], env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         process, generation = self.process, self.generation
@@ -110,22 +114,47 @@ class Instance:
             self.restarting = False
 
     def describe(self):
-        return {"instance": self.index, "pid": self.process.pid if self.process else None,
+        return {"instance": self.index, "pool": self.pool.name, "pid": self.process.pid if self.process else None,
                 "running": self.running(), "exitCodes": list(self.exit_codes), "restarts": self.restarts}
 
 
+class Pool:
+    """One function: its instances (its reserved concurrency) and its queue of invocations."""
+
+    def __init__(self, name, function_name):
+        self.name, self.function_name = name, function_name
+        self.instances = []
+        self.pending = queue.Queue()
+        self.in_flight = 0  # invocations between arrival and answer
+
+
+GUEST, SIGNED_IN = "guest", "signed_in"
+
+
 class Harness:
-    def __init__(self, bootstrap, instances, deadline_ms, env):
+    def __init__(self, bootstrap, instances, deadline_ms, env, signed_in_instances=0, throttle=False):
         self.bootstrap = bootstrap
         self.deadline_ms = deadline_ms
         self.env = env
-        self.pending = queue.Queue()
+        self.throttle = throttle
         self.invocations = {}
         self.history = []
         self.init_errors = []
         self.logs = collections.deque(maxlen=5000)
         self.lock = threading.Lock()
-        self.instances = [Instance(self, i) for i in range(instances)]
+        self.pools = {GUEST: Pool(GUEST, "attestgate-local")}
+        if signed_in_instances > 0:
+            self.pools[SIGNED_IN] = Pool(SIGNED_IN, "attestgate-local-signed-in")
+        self.instances = []
+        for pool, count in ((self.pools[GUEST], instances), (self.pools.get(SIGNED_IN), signed_in_instances)):
+            for _ in range(count if pool else 0):
+                instance = Instance(self, pool, len(self.instances))
+                pool.instances.append(instance)
+                self.instances.append(instance)
+
+    def pool_for(self, signed_in):
+        """Signed-in calls go to their own pool when there is one, as to their own API and function."""
+        return self.pools.get(SIGNED_IN, self.pools[GUEST]) if signed_in else self.pools[GUEST]
 
     def start(self):
         for instance in self.instances:
@@ -150,25 +179,40 @@ class Harness:
 
     echo_logs = True
 
-    def invoke(self, event: bytes, deadline_ms=None) -> Invocation:
+    def invoke(self, event: bytes, deadline_ms=None, pool=None) -> Invocation:
+        pool = pool or self.pools[GUEST]
         invocation = Invocation(event, deadline_ms or self.deadline_ms)
+        invocation.pool = pool.name
         with self.lock:
             self.invocations[invocation.request_id] = invocation
             self.history.append(invocation)
-        # An instance being replaced after a timeout comes back in a moment, as Lambda's would: wait for it
-        # rather than report that nothing can serve.
-        waited = 0.0
-        while any(instance.restarting for instance in self.instances) and waited < 10.0:
-            time.sleep(0.02)
-            waited += 0.02
-        if not any(instance.running() for instance in self.instances):
-            invocation.finish("no_instance")
+            # --throttle: the pool's instances are its reserved concurrency. Lambda refuses the call at
+            # once when all are busy (API Gateway answers 500) rather than queueing it.
+            throttled = self.throttle and pool.in_flight >= len(pool.instances)
+            if not throttled:
+                pool.in_flight += 1
+        if throttled:
+            invocation.finish("throttled")
+            self.log(-1, json.dumps({"harness": "throttled", "pool": pool.name, "requestId": invocation.request_id}))
             return invocation
-        self.pending.put(invocation)
-        # The deadline counts from delivery; this bound covers queueing plus the deadline.
-        invocation.done.wait(timeout=invocation.deadline_ms / 1000.0 + 30)
-        invocation.finish("timeout")
-        return invocation
+        try:
+            # An instance being replaced after a timeout comes back in a moment, as Lambda's would: wait
+            # for it rather than report that nothing can serve.
+            waited = 0.0
+            while any(instance.restarting for instance in pool.instances) and waited < 10.0:
+                time.sleep(0.02)
+                waited += 0.02
+            if not any(instance.running() for instance in pool.instances):
+                invocation.finish("no_instance")
+                return invocation
+            pool.pending.put(invocation)
+            # The deadline counts from delivery; this bound covers queueing plus the deadline.
+            invocation.done.wait(timeout=invocation.deadline_ms / 1000.0 + 30)
+            invocation.finish("timeout")
+            return invocation
+        finally:
+            with self.lock:
+                pool.in_flight -= 1
 
     def watch_deadline(self, invocation, instance, generation):
         remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
@@ -207,14 +251,14 @@ def make_runtime_handler(harness, instance):
             generation = instance.generation
             while True:
                 try:
-                    invocation = harness.pending.get(timeout=0.2)
+                    invocation = instance.pool.pending.get(timeout=0.2)
                 except queue.Empty:
                     if generation != instance.generation:
                         return self._reply(500, b'{"errorType":"InstanceDiscarded"}')
                     continue
                 if generation != instance.generation or invocation.done.is_set():
                     if not invocation.done.is_set():
-                        harness.pending.put(invocation)
+                        instance.pool.pending.put(invocation)
                     if generation != instance.generation:
                         return self._reply(500, b'{"errorType":"InstanceDiscarded"}')
                     continue
@@ -227,7 +271,7 @@ def make_runtime_handler(harness, instance):
                 "Content-Type": "application/json",
                 "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
                 "Lambda-Runtime-Deadline-Ms": str(invocation.deadline_epoch_ms),
-                "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN,
+                "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN_PREFIX + instance.pool.function_name,
                 "Lambda-Runtime-Trace-Id": invocation.trace_id,
             })
 
@@ -332,7 +376,10 @@ def make_front_handler(harness):
             except ValueError:
                 return self._send(400, {"Content-Type": "application/json"}, [],
                                   b'{"message":"bad X-Harness-JWT-Claims"}')
-            invocation = harness.invoke(event)
+            # API Gateway routes a signed-in call to the signed-in API (its JWT authorizer sets the claims)
+            # and so to that API's function; the claims header stands for both here.
+            signed_in = any(name.lower() == CLAIMS_HEADER for name in self.headers.keys())
+            invocation = harness.invoke(event, pool=harness.pool_for(signed_in))
             if invocation.outcome == "response":
                 try:
                     document = json.loads(invocation.payload)
@@ -406,7 +453,8 @@ def make_control_handler(harness):
             length = int(self.headers.get("Content-Length") or 0)
             event = self.rfile.read(length) if length else b""
             deadline = self.headers.get("X-Harness-Deadline-Ms")
-            invocation = harness.invoke(event, int(deadline) if deadline else None)
+            pool = harness.pool_for(self.headers.get("X-Harness-Pool") == SIGNED_IN)
+            invocation = harness.invoke(event, int(deadline) if deadline else None, pool)
             return self._json(200, invocation.summary())
 
     return ControlHandler
@@ -444,17 +492,22 @@ def main(argv=None):
     parser.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment for bootstrap")
     parser.add_argument("--env-file", action="append", metavar="FILE", help="KEY=VALUE lines for bootstrap")
     parser.add_argument("--quiet", action="store_true", help="do not echo bootstrap logs to stderr")
+    parser.add_argument("--signed-in-instances", type=int, default=0,
+                        help="bootstraps of a second pool serving only signed-in calls (default 0: one pool)")
+    parser.add_argument("--throttle", action="store_true",
+                        help="a pool's instances are its reserved concurrency: refuse a call when all are busy")
     args = parser.parse_args(argv)
 
     harness = Harness(os.path.abspath(args.bootstrap), args.instances, args.deadline_ms,
-                      parse_env(args.env, args.env_file))
+                      parse_env(args.env, args.env_file), args.signed_in_instances, args.throttle)
     harness.echo_logs = not args.quiet
     front = serve(make_front_handler(harness), args.http_port)
     control = serve(make_control_handler(harness), args.control_port)
     harness.start()
     ready = {"ready": True, "http": "http://127.0.0.1:%d" % front.server_address[1],
              "control": "http://127.0.0.1:%d" % control.server_address[1],
-             "runtimeAPIs": [instance.endpoint for instance in harness.instances]}
+             "runtimeAPIs": [instance.endpoint for instance in harness.instances],
+             "pools": {name: len(pool.instances) for name, pool in harness.pools.items()}}
     print(json.dumps(ready), flush=True)
 
     stop = threading.Event()

@@ -11,7 +11,8 @@ settings for the bootstraps):
   moto       local-harness/moto_server.py on a free port, then `attestgate table create`
   google     local-harness/fake_google.py (OAuth token endpoint + Play Integrity decode)
   upstream   local-harness/fake_upstream.py (a flashcard generator that can be told to fail)
-  lambda     local-harness/lambda_harness.py: Runtime API + HTTP API 2.0 front, real `bootstrap`s
+  lambda     local-harness/lambda_harness.py: Runtime API + HTTP API 2.0 front, real `bootstrap`s in two
+             pools as infra/ deploys two functions: guests, and signed-in callers (X-Harness-JWT-Claims)
   session    `attestgate-demo session` (unless --script 0)
 
 --check: play the session and exit with its status (make run-check, part of make test), on free
@@ -217,8 +218,8 @@ def step_upstream(stack, args):
 
 def step_lambda(stack, args):
     command = [sys.executable, os.path.join(HERE, "lambda_harness.py"), "--bootstrap", args.bootstrap,
-               "--instances", str(args.instances), "--http-port", str(args.port),
-               "--deadline-ms", str(args.deadline_ms)]
+               "--instances", str(args.instances), "--signed-in-instances", str(args.signed_in_instances),
+               "--http-port", str(args.port), "--deadline-ms", str(args.deadline_ms)]
     for key, value in sorted(stack.env.items()):
         command += ["--env", "%s=%s" % (key, value)]
     # stdin stays a pipe: the harness stops by itself when this script goes away.
@@ -232,8 +233,8 @@ def step_lambda(stack, args):
         if errors or not all(instance["running"] for instance in instances):
             sys.exit("bootstrap failed to start: %s (see local-harness/.state/bootstrap.log)" % json.dumps(errors))
         time.sleep(0.02)
-    print("API (HTTP API 2.0) %s  <- the real bootstrap x%d behind a local Runtime API" % (info["http"],
-                                                                                          args.instances))
+    print("API (HTTP API 2.0) %s  <- the real bootstrap x%d for guests, x%d for signed-in callers" % (
+        info["http"], args.instances, args.signed_in_instances))
     print("harness control    %s  (GET /logs, /instances)" % info["control"])
 
 
@@ -309,7 +310,9 @@ def main(argv=None):
     parser.add_argument("--attestgate", default=os.path.join(release, "attestgate"))
     parser.add_argument("--demo", default=os.path.join(release, "attestgate-demo"))
     parser.add_argument("--port", type=int, default=8080, help="HTTP front port (default 8080; 0 = any)")
-    parser.add_argument("--instances", type=int, default=2, help="bootstrap processes (default 2)")
+    parser.add_argument("--instances", type=int, default=2, help="guest bootstrap processes (default 2)")
+    parser.add_argument("--signed-in-instances", type=int, default=1,
+                        help="bootstrap processes of the signed-in pool (default 1; 0 = one pool for all)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
     parser.add_argument("--script", type=int, choices=(0, 1), default=1, help="play the scripted session (1)")
     parser.add_argument("--check", action="store_true", help="exit after the session with its status")

@@ -126,6 +126,14 @@ import Testing
         #expect(reasons(Self.minimal.with(variable, value)) == [expected])
     }
 
+    /// A SHA-1 fingerprint copied from Play Console (20 bytes) is named, not silently never matched.
+    @Test func aSHA1FingerprintInAndroidCertSHA256IsNamed() {
+        let sha1 = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01"
+        #expect(
+            reasons(Self.minimal.with("ANDROID_CERT_SHA256", sha1)).contains("config.invalid_value ANDROID_CERT_SHA256")
+        )
+    }
+
     @Test func developmentAcceptsDevelopmentKeysAndATrustRoot() throws {
         let env = Self.minimal.with("ATTESTGATE_ENV", "development").with("APP_ATTEST_ENVIRONMENT", "development")
             .with("APP_ATTEST_TRUST_ROOT", "/tmp/root.pem")

@@ -77,6 +77,37 @@ import Testing
         }
     }
 
+    /// `ANDROID_CERT_SHA256` as Play Console shows it (colon-separated hex, either case) matches the
+    /// base64url digest Play Integrity reports for the same certificate; another certificate still fails.
+    @Test(arguments: [
+        "90:67:6D:DA:B6:73:EB:23:DF:B1:95:31:C5:70:C5:5D:A0:B9:87:51:D6:A6:F3:73:51:44:D7:77:D2:1B:F0:FC",
+        "90676ddab673eb23dfb19531c570c55da0b98751d6a6f3735144d777d21bf0fc",
+        "17:95:2B:5C:F8:67:05:BA:DE:87:74:3F:5A:33:1E:FE:4C:98:2B:FB:4D:A0:D2:FD:5D:70:BF:C2:35:CF:79:E3, "
+            + "90:67:6d:da:b6:73:eb:23:df:b1:95:31:c5:70:c5:5d:a0:b9:87:51:d6:a6:f3:73:51:44:d7:77:d2:1b:f0:fc",
+    ])
+    func playConsoleHexFingerprintsMatchPlaysDigest(_ setting: String) async throws {
+        let (app, fake) = try await Self.start(["ANDROID_CERT_SHA256": setting])
+        defer { fake.stop() }
+        try await app.test { client in
+            let android = try await client.androidCall(deviceID: randomDeviceID())
+            try await client.registerGenuineVerdict(android, on: fake)
+            let response = try await client.send(android)
+            #expect(response.status == 200, "\(app.decisions.last?["reason"] ?? .null)")
+            #expect(app.decisions.last?["outcome"] == .string("genuine"))
+        }
+    }
+
+    @Test func anotherCertificatesHexFingerprintIsStillRefused() async throws {
+        let other = "17:95:2B:5C:F8:67:05:BA:DE:87:74:3F:5A:33:1E:FE:4C:98:2B:FB:4D:A0:D2:FD:5D:70:BF:C2:35:CF:79:E3"
+        let (app, fake) = try await Self.start(["ANDROID_CERT_SHA256": other])
+        defer { fake.stop() }
+        try await app.test { client in
+            let android = try await client.androidCall(deviceID: randomDeviceID())
+            try await client.registerGenuineVerdict(android, on: fake)
+            Self.expectRefused(try await client.send(android), app, reason: "play.cert_digest_mismatch")
+        }
+    }
+
     /// Each verdict field missing, wrong or stale (and a classic-request token) → 403 in enforce.
     @Test func everyMissingWrongOrStaleVerdictFieldIsRefused() async throws {
         let (app, fake) = try await Self.start()

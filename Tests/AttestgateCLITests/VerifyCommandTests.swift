@@ -47,6 +47,20 @@ import Testing
         )
     }
 
+    /// `--at` as `date -Iseconds` prints it, with fractions, and with a numeric offset east or west.
+    @Test(arguments: [
+        "2026-04-21T18:13:12+00:00", "2026-04-21T18:13:12.5Z", "2026-04-22T03:13:12+09:00",
+        "2026-04-21T13:13:12.125-05:00",
+    ])
+    func atAcceptsISO8601WithAnOffsetOrFractions(_ at: String) {
+        let outcome = CLIRunner.run(
+            guideArguments(["--client-data-hash", guide["client_data_hash_b64"]?.stringValue ?? "", "--at", at]),
+            stdin: guideStdin
+        )
+        #expect(outcome.status == 0, "\(at): \(outcome.stderr)")
+        #expect(Self.json(outcome.stdout)["result"]?.stringValue == "accepted")
+    }
+
     @Test func rejectsItWithTheRealClockAndNamesTheReason() {
         let outcome = CLIRunner.run(
             guideArguments(["--client-data-hash", guide["client_data_hash_b64"]?.stringValue ?? ""]),
@@ -79,6 +93,8 @@ import Testing
         ["--client-data-hash", "AAAA", "--challenge", "AAAA", "--at", "2026-04-21T18:13:12Z"],
         ["--client-data-hash", "not base64!", "--at", "2026-04-21T18:13:12Z"],
         ["--client-data-hash", "AAAA", "--at", "yesterday"],
+        ["--client-data-hash", "AAAA", "--at", "2026-04-21T18:13:12"],
+        ["--client-data-hash", "AAAA", "--at", "2026-04-21T18:13:12+25:00"],
         ["--client-data-hash", "AAAA", "--unknown"],
     ])
     func usageErrorsExitTwo(_ extra: [String]) {

@@ -257,4 +257,74 @@ struct BootstrapTests {
         let invocations = try await harness.get("/invocations").arrayValue ?? []
         #expect(invocations.first?["outcome"] == .string("response"))
     }
+
+    /// Guests cannot starve signed-in users: each has its own function (here its own pool of bootstraps)
+    /// with its own reserved concurrency. Two guest calls to a hanging upstream fill the guest pool, and a
+    /// third is throttled as Lambda throttles past reserved concurrency; a signed-in call still answers
+    /// 200 from its own pool.
+    @Test func aSaturatedGuestPoolDoesNotStarveSignedInCallers() async throws {
+        let upstream = try Upstream { request in
+            guard !String(decoding: request.body, as: UTF8.self).contains("hang") else { return .hang(seconds: 30) }
+            return .respond(
+                status: 200,
+                headers: [("Content-Type", "application/json")],
+                body: Array(#"{"answer":"ok"}"#.utf8)
+            )
+        }
+        defer { upstream.server.stop() }
+        let harness = try await LocalHarness(
+            environment: Self.environment(upstream),
+            deadlineMs: 6000,
+            instances: 2,
+            signedInInstances: 1,
+            throttle: true
+        )
+        @Sendable func guest() async throws -> HTTPResponse {
+            try await harness.request(
+                "POST",
+                "/v1/generate",
+                headers: [HTTPHeader("X-Device-ID", UUID().uuidString.lowercased())],
+                body: #"{"hang":true}"#
+            )
+        }
+        async let first = guest()
+        async let second = guest()
+        // Both guest instances are inside the hanging upstream call.
+        #expect(try await harness.eventually(seconds: 20) { upstream.server.requests.count == 2 })
+        let third = try await guest()
+        #expect(third.status == 500)  // API Gateway's answer when Lambda throttles the invocation
+        let claims = #"{"sub":"user-\#(UUID().uuidString.lowercased())"}"#
+        let user = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Harness-JWT-Claims", claims)],
+            body: "{}"
+        )
+        #expect(user.status == 200)
+        #expect(user.body == Array(#"{"answer":"ok"}"#.utf8))
+        let guests = [try await first, try await second]
+        #expect(guests.map(\.status) == [504, 504])
+        let invocations = try await harness.get("/invocations").arrayValue ?? []
+        let outcomes = invocations.map { "\($0["pool"]?.stringValue ?? "?") \($0["outcome"]?.stringValue ?? "?")" }
+        #expect(outcomes.sorted() == ["guest response", "guest response", "guest throttled", "signed_in response"])
+    }
+
+    /// Decision lines carry the metrics every alarm reads: `LOG_LEVEL=error` mutes info lines, not them.
+    @Test func decisionLinesAreWrittenAtLogLevelError() async throws {
+        let upstream = try Self.echoUpstream()
+        let harness = try await LocalHarness(environment: Self.environment(upstream, ["LOG_LEVEL": "error"]))
+        let response = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Device-ID", UUID().uuidString.lowercased())],
+            body: "{}"
+        )
+        #expect(response.status == 200)
+        let logs = try await harness.get("/logs").arrayValue ?? []
+        let lines = logs.compactMap { $0["line"]?.stringValue }.compactMap { try? JSONValue.parse(Array($0.utf8)) }
+        let decisions = lines.filter { $0["logger"] == .string("attestgate.decision") }
+        #expect(decisions.count == 1)
+        #expect(decisions.first?["status"] == .int(200))
+        #expect(!lines.contains { $0["level"] == .string("info") && $0["logger"] != .string("attestgate.decision") })
+    }
 }

@@ -24,14 +24,25 @@ final class LocalHarness: Sendable {
     let control: String
     let transport = CurlTransport()
 
-    /// Starts the harness with one bootstrap instance and `environment` for it.
-    init(environment: [String: String], deadlineMs: Int = 3000, instances: Int = 1) async throws {
+    /// Starts the harness with `instances` bootstrap instances and `environment` for them.
+    /// - Parameters:
+    ///   - signedInInstances: the instances of a second pool that serves only signed-in calls (0: none).
+    ///   - throttle: each pool's instances are its reserved concurrency; a call past it is refused (500).
+    init(
+        environment: [String: String],
+        deadlineMs: Int = 3000,
+        instances: Int = 1,
+        signedInInstances: Int = 0,
+        throttle: Bool = false
+    ) async throws {
         let bootstrap = Self.bootstrapPath
         try #require(access(bootstrap, X_OK) == 0, "no bootstrap at \(bootstrap): run `swift build` first")
         var arguments = [
             "python3", Self.packageRoot + "/local-harness/lambda_harness.py", "--bootstrap", bootstrap, "--quiet",
             "--deadline-ms", String(deadlineMs), "--instances", String(instances),
+            "--signed-in-instances", String(signedInInstances),
         ]
+        if throttle { arguments.append("--throttle") }
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(key)=\(value)"] }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         process = try ChildProcess(arguments, environment: ["PATH": path, "LANG": "C.UTF-8"])

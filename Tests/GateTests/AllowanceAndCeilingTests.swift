@@ -122,9 +122,14 @@ import Testing
         // Units released below the threshold and taken again do not warn a second time.
         try await guardian.release(CeilingReservation(day: "2026-11-30", used: 10, warned: true))
         try await guardian.release(CeilingReservation(day: "2026-11-30", used: 9, warned: true))
-        for _ in 0..<2 {
-            if case .reserved(_, let claimed) = try await guardian.reserve(paid: false, now: noon) { #expect(!claimed) }
+        // Exactly the two released units are taken again (a release that did nothing fails here), unwarned.
+        for used in [9, 10] {
+            #expect(
+                try await guardian.reserve(paid: false, now: noon)
+                    == .reserved(CeilingReservation(day: "2026-11-30", used: used, warned: true), warningClaimed: false)
+            )
         }
+        #expect(try await guardian.reserve(paid: false, now: noon) == .exhausted(retryAfter: 12 * 3600))
     }
 
     @Test func aStoreFailurePropagatesSoTheCallerFailsClosed() async {

@@ -44,4 +44,20 @@ import Testing
         #expect(line["route"] == .string("generation"))
         #expect(sink.lines.count == 1 && !sink.lines[0].contains("\n"))
     }
+
+    /// `LOG_LEVEL=warning` (or `error`) must not mute the lines every alarm reads; other info lines stay muted.
+    @Test(arguments: Logger.Level.allCases)
+    func decisionLinesAreWrittenAtEveryLogLevel(_ level: Logger.Level) throws {
+        var record = DecisionRecord(environment: "production", route: "generation", mode: .enforce)
+        record.count("block")
+        let sink = CapturingLogSink()
+        let logger = Logger(level: level, sink: sink)
+        logger.info("an ordinary info line")
+        record.emit(to: logger, timestampMillis: 0)
+        let decisions = sink.objects.filter { $0["logger"] == .string("attestgate.decision") }
+        #expect(decisions.count == 1)
+        #expect(decisions.first?["block"] == .int(1))
+        #expect(decisions.first?["level"] == .string("info"))
+        #expect(sink.lines.count == (level <= .info ? 2 : 1))
+    }
 }

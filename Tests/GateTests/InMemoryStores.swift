@@ -3,7 +3,8 @@ import Synchronization
 
 @testable import Gate
 
-/// Allowance rows in memory, with the same contract as the DynamoDB store (used by pure tests only).
+/// Allowance rows in memory, with the same contract as the DynamoDB store (used by pure tests only;
+/// `StoreContractTests` runs the same checks against both).
 final class InMemoryAllowanceStore: AllowanceStore {
     let counts = Mutex<[String: Int]>([:])
     let failing = Atomic<Bool>(false)
@@ -22,8 +23,12 @@ final class InMemoryAllowanceStore: AllowanceStore {
         }
     }
 
+    /// As `DayCounter.give`: one back only while the count is above zero.
     func release(_ reservation: AllowanceReservation) async throws {
-        counts.withLock { $0[key(reservation.subject, reservation.feature, reservation.day), default: 0] -= 1 }
+        counts.withLock { counts in
+            let key = key(reservation.subject, reservation.feature, reservation.day)
+            if let used = counts[key], used > 0 { counts[key] = used - 1 }
+        }
     }
 }
 
@@ -44,8 +49,11 @@ final class InMemoryCeilingStore: CeilingStore {
         }
     }
 
+    /// As `DayCounter.give`: one back only while the count is above zero.
     func release(_ reservation: CeilingReservation) async throws {
-        rows.withLock { $0[reservation.day, default: Row()].used -= 1 }
+        rows.withLock { rows in
+            if let row = rows[reservation.day], row.used > 0 { rows[reservation.day]?.used -= 1 }
+        }
     }
 
     func claimWarning(day: String) async throws -> Bool {

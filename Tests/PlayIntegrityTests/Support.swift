@@ -86,56 +86,6 @@ final class CountingSecretSource: SecretSource {
     func replace(with value: [UInt8]?) { state.withLock { $0.value = value } }
 }
 
-/// A per-device decode budget in memory (the gate's DynamoDB one comes later).
-final class InMemoryDecodeBudget: DecodeBudget {
-    private let spent = Mutex<[String: Int]>([:])
-    let perDevice: Int
-    let failing: Bool
-
-    init(perDevice: Int = 30, failing: Bool = false) {
-        self.perDevice = perDevice
-        self.failing = failing
-    }
-
-    struct StoreDown: Error {}
-
-    func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
-        if failing { throw StoreDown() }
-        return spent.withLock { spent in
-            let used = spent[deviceID, default: 0]
-            guard used < perDevice else { return .exhausted }
-            spent[deviceID] = used + 1
-            return .spent
-        }
-    }
-
-    func used(_ deviceID: String) -> Int { spent.withLock { $0[deviceID, default: 0] } }
-}
-
-/// A quota store in memory.
-final class InMemoryDecodeQuotaStore: DecodeQuotaStore {
-    private let state = Mutex<(counts: [String: Int], warned: Set<String>)>(([:], []))
-    let failing: Bool
-
-    init(failing: Bool = false) { self.failing = failing }
-
-    func incrementDecodeCount(day: String, limit: Int) async throws -> DecodeQuotaCount {
-        if failing { throw InMemoryDecodeBudget.StoreDown() }
-        return state.withLock { state in
-            let count = state.counts[day, default: 0]
-            guard count < limit else { return .limitReached }
-            state.counts[day] = count + 1
-            return .counted(count: count + 1, warned: state.warned.contains(day))
-        }
-    }
-
-    func claimWarning(day: String) async throws -> Bool {
-        state.withLock { $0.warned.insert(day).inserted }
-    }
-
-    func count(_ day: String) -> Int { state.withLock { $0.counts[day, default: 0] } }
-}
-
 /// A quota guard that admits everything (and counts calls).
 final class CountingQuotaGuard: DecodeQuotaGuard {
     private let calls = Mutex(0)

@@ -74,6 +74,37 @@ import Testing
         #expect(LicensingPolicy().evaluate(payload, now: Fixture.now) == .fail(.notLicensed))
     }
 
+    /// A real decode reports `F5UrXPhnBbreh3Q_WjMe_kyYK_tNoNL9XXC_wjXPeeM`: every spelling of those
+    /// 32 bytes an operator may paste matches it; a SHA-1 fingerprint or one flipped byte does not.
+    @Test(arguments: [
+        ("17:95:2B:5C:F8:67:05:BA:DE:87:74:3F:5A:33:1E:FE:4C:98:2B:FB:4D:A0:D2:FD:5D:70:BF:C2:35:CF:79:E3", true),
+        ("17:95:2b:5c:f8:67:05:ba:de:87:74:3f:5a:33:1e:fe:4c:98:2b:fb:4d:a0:d2:fd:5d:70:bf:c2:35:cf:79:e3", true),
+        (" 17952B5CF86705BADE87743F5A331EFE4C982BFB4DA0D2FD5D70BFC235CF79E3 ", true),
+        ("F5UrXPhnBbreh3Q_WjMe_kyYK_tNoNL9XXC_wjXPeeM", true),
+        ("F5UrXPhnBbreh3Q/WjMe/kyYK/tNoNL9XXC/wjXPeeM=", true),
+        ("17:95:2B:5C:F8:67:05:BA:DE:87:74:3F:5A:33:1E:FE:4C:98:2B:FB:4D:A0:D2:FD:5D:70:BF:C2:35:CF:79:E4", false),
+        ("G5UrXPhnBbreh3Q_WjMe_kyYK_tNoNL9XXC_wjXPeeM", false),
+        ("17:95:2B:5C:F8:67:05:BA:DE:87:74:3F:5A:33:1E:FE:4C:98:2B:FB", false),
+    ])
+    func digestsCompareAfterNormalising(configured: String, matches: Bool) throws {
+        let payload = try IntegrityPayload(
+            decodeResponse: try Fixture.json("decode_classic_real_new_vs_legacy_verdicts.json")
+        )
+        #expect(
+            CertificateDigestPolicy(digests: [configured]).evaluate(payload, now: Fixture.now)
+                == (matches ? .pass : .fail(.certificateDigestMismatch))
+        )
+    }
+
+    @Test func onlyColonFingerprintsOfThirtyTwoBytesAreDigests() {
+        #expect(CertificateDigest.normalized("AB:CD") == nil)
+        #expect(CertificateDigest.normalized(String(repeating: "AB:", count: 20) + "AB") == nil)
+        #expect(CertificateDigest.normalized(String(repeating: "A:", count: 31) + "A") == nil)
+        #expect(CertificateDigest.normalized(String(repeating: "ZZ:", count: 31) + "ZZ") == nil)
+        // Not 32 bytes in any encoding: compared exactly as written.
+        #expect(CertificateDigest.normalized("6a6a1474b5cbbb2b1aa57e0bc3") == "6a6a1474b5cbbb2b1aa57e0bc3")
+    }
+
     @Test func testingResponseIsAcceptedOnlyWhereConfigured() throws {
         var development = Fixture.configuration
         development.refuseTestingResponses = false

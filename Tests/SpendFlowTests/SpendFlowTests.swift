@@ -245,4 +245,79 @@ struct SpendFlowTests {
         #expect(app.decisions.filter { $0["budget_warning"] == .int(1) }.count == 1)
         #expect(try await app.row("AI_BUDGET#\(Self.today(app))", "TOTAL")?["warned"] == .bool(true))
     }
+
+    /// A failed claim of the 80 % warning never fails the call: both units are already taken, so the
+    /// call is served; the warning is claimed by the next call past the threshold.
+    @Test func aFailedWarningClaimStillServesTheCallAndTheNextCallClaimsIt() async throws {
+        let upstream = try Upstream()
+        let app = try await Self.app(upstream: upstream, ceiling: 5, routes: [Self.monitorRoute])
+        func call(_ client: GateTestClient) async throws -> GateTestResponse {
+            try await client.execute(
+                "/v1/tutor/d/c",
+                headers: ["X-Device-ID": randomDeviceID()],
+                body: Array("{}".utf8)
+            )
+        }
+        try await app.test { client in
+            for _ in 0..<3 { #expect(try await call(client).status == 200) }
+            // The warning claim is the only write that names `warned`.
+            app.transport.refuse { operation, body in
+                operation == "UpdateItem" && String(decoding: body, as: UTF8.self).contains("warned")
+            }
+            let fourth = try await call(client)
+            #expect(fourth.status == 200, "\(fourth.status) \(fourth.error ?? "")")
+            app.transport.refuse(when: nil)
+            #expect(try await call(client).status == 200)
+        }
+        #expect(upstream.served == 5)
+        #expect(try await Self.ceilingUsed(app) == 5)
+        #expect(app.decisions.map { $0["budget_warning"] } == [nil, nil, nil, nil, .int(1)])
+        #expect(try await app.row("AI_BUDGET#\(Self.today(app))", "TOTAL")?["warned"] == .bool(true))
+    }
+
+    /// A guest's first day is the day in `BUDGET_TIMEZONE`, whether the challenge endpoint or the metered
+    /// path saw it first: stamped and compared in one calendar. `issued` is when the first challenge is
+    /// issued (Unix seconds), `calls` the metered calls after it (seconds later) with the remaining
+    /// allowance each must show (first day 14, later days 9).
+    @Test(arguments: [
+        // 2026-11-30T23:30Z is 08:30 the next day in Tokyo: stamping the UTC day made it a later day.
+        ("Asia/Tokyo", 1_796_081_400, [(0, "13"), (60, "12")]),
+        // 2026-12-01T00:30Z is 09:30 the same day in Tokyo, whose day ends at 15:00 UTC.
+        ("Asia/Tokyo", 1_796_085_000, [(0, "13"), (52_140, "12"), (52_260, "8")]),
+        // New York moves to EDT at 07:00 UTC on 8 March 2026. 2026-03-08T04:30Z is 23:30 EST on the 7th;
+        // the local 8th is 23 hours long and ends at 04:00 UTC on the 9th.
+        ("America/New_York", 1_772_944_200, [(0, "13"), (1_500, "12"), (1_860, "8"), (84_540, "7"), (84_660, "8")]),
+        // 2026-03-08T06:30Z is 01:30 EST: the first day runs across the change to 23:59 EDT.
+        ("America/New_York", 1_772_951_400, [(0, "13"), (77_340, "12"), (77_460, "8")]),
+    ])
+    func theFirstDayIsTheBudgetZonesDay(zone: String, issued: Int, calls: [(Int, String)]) async throws {
+        let start = Date(timeIntervalSince1970: TimeInterval(issued))
+        let upstream = try Upstream()
+        let route = JSONValue.object([
+            "method": "POST", "path": "/v1/tutor/{deckId}/{cardId}", "feature": "tutor", "mode": "monitor",
+            "upstreamPath": "/tutor", "allowance": .object(["firstDay": 14, "laterDays": 9]),
+        ])
+        let clock = TestClock(fixed: start)
+        let app = try await GateTestApp(
+            routes: GateTestApp.routes([route]),
+            settings: ["AI_DAILY_CALL_BUDGET": "0", "UPSTREAM_URL": upstream.server.baseURL, "BUDGET_TIMEZONE": zone],
+            clock: clock
+        )
+        let device = randomDeviceID()
+        try await app.test { client in
+            #expect(try await client.requestChallenge(deviceID: device).status == 200)
+            var elapsed = 0
+            for (offset, remaining) in calls {
+                clock.advance(by: TimeInterval(offset - elapsed))
+                elapsed = offset
+                let response = try await client.execute(
+                    "/v1/tutor/d/c",
+                    headers: ["X-Device-ID": device],
+                    body: Array("{}".utf8)
+                )
+                #expect(response.status == 200)
+                #expect(response.header("x-quota-remaining") == remaining, "\(zone) \(issued) +\(offset) s")
+            }
+        }
+    }
 }

@@ -74,6 +74,23 @@ def main() -> int:
     for knob in ("lambda_memory_mb", "lambda_timeout_seconds"):
         expect(knob in str(function), f"function: {knob} variable used")
 
+    # Guests cannot starve signed-in users: one function per API (local.apis), each with its own reserved
+    # concurrency and its API stage's own throttle, and each API integrated with its own function.
+    expect(function.get("for_each") == "${local.apis}", "function: one per API (for_each = local.apis)")
+    expect(function.get("reserved_concurrent_executions") == "${each.value.reserved_concurrency}",
+           "function: reserved concurrency per pool")
+    apis = str(tfload.locals_(parsed).get("apis", ""))
+    for knob in ("var.lambda_reserved_concurrency", "var.signed_in_reserved_concurrency", "var.api_throttle_burst",
+                 "var.api_throttle_rate", "var.signed_in_api_throttle_burst", "var.signed_in_api_throttle_rate"):
+        expect(knob in apis, f"local.apis: {knob} feeds its own pool")
+    stage = one(tfload.resources(parsed, "aws_apigatewayv2_stage"), "API stage")
+    throttle = first(stage.get("default_route_settings"))
+    expect(throttle.get("throttling_burst_limit") == "${each.value.throttle_burst}"
+           and throttle.get("throttling_rate_limit") == "${each.value.throttle_rate}", "API stage: throttle per API")
+    signed_in_reserved = variables.get("signed_in_reserved_concurrency", {})
+    expect("var.signed_in_reserved_concurrency >= 1" in str(signed_in_reserved.get("validation")),
+           "signed_in_reserved_concurrency: at least 1 (unreserved would share the account's pool)")
+
     env_expr = tfload.locals_(parsed).get("function_environment", "")
     names = tfload.env_names(env_expr)
     expect(len(names) >= 20, f"function_environment: could not read its names ({len(names)})")
@@ -124,6 +141,8 @@ def main() -> int:
     expect('"POST /v1/attest/keys"' in str(routes.get("attest_route_keys")), "API: POST /v1/attest/keys")
     integration = one(tfload.resources(parsed, "aws_apigatewayv2_integration"), "integration")
     expect(unquote(integration.get("payload_format_version")) == "2.0", "API: payload format 2.0")
+    expect(integration.get("integration_uri") == "${aws_lambda_function.attestgate[each.key].invoke_arn}",
+           "API: each API invokes its own function")
     expect(tfload.resources(parsed, "aws_apigatewayv2_authorizer"), "API: optional JWT authorizer")
 
     alarms = tfload.resources(parsed, "aws_cloudwatch_metric_alarm")

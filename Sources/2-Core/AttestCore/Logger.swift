@@ -52,6 +52,14 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is enabled. `fields` override metadata of the same name.
     public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
         guard level >= self.level else { return }
+        write(level, message, fields)
+    }
+
+    /// Writes one `info` line whatever `level` says. For decision lines only: they carry the EMF metrics
+    /// every alarm reads, so `LOG_LEVEL=warning` must never mute them.
+    public func record(_ message: String, _ fields: [String: JSONValue] = [:]) { write(.info, message, fields) }
+
+    private func write(_ level: Level, _ message: String, _ fields: [String: JSONValue]) {
         var object = Logger.taskMetadata
         for (key, value) in metadata { object[key] = value }
         for (key, value) in fields { object[key] = value }

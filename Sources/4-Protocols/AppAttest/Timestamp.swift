@@ -1,13 +1,16 @@
 package import FoundationEssentials
 
-/// RFC 3339 UTC timestamps (`2024-04-18T16:14:54Z`, `2020-11-27T22:41:40.46Z`) without formatters
-/// or locales: receipt fields and the CLI's `--at`.
+/// RFC 3339 / ISO 8601 extended timestamps (`2024-04-18T16:14:54Z`, `2020-11-27T22:41:40.46Z`,
+/// `2026-12-01T07:53:41+00:00` as `date -Iseconds` prints) without formatters or locales: receipt fields
+/// and the CLI's `--at`.
 package enum Timestamp {
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; nil for anything else (offsets other than `Z` included).
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; nil for anything else. The offset is
+    /// subtracted, so every accepted spelling of one instant gives the same `Date`.
     package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.count <= 40, bytes.last == UInt8(ascii: "Z") else { return nil }
+        guard bytes.count >= 20, bytes.count <= 40 else { return nil }
         func number(_ range: Range<Int>) -> Int? {
+            guard !range.isEmpty else { return nil }
             var value = 0
             for index in range {
                 guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { return nil }
@@ -19,18 +22,40 @@ package enum Timestamp {
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61,
+            let (offsetStart, offsetSeconds) = offset(bytes, number: number), offsetStart >= 19
         else { return nil }
         var fraction = 0.0
-        if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21, let digits = number(20..<(bytes.count - 1)) else {
-                return nil
+        if offsetStart > 19 {
+            // Digit by digit: up to 19 digits would overflow an Int.
+            guard bytes[19] == UInt8(ascii: "."), offsetStart > 20 else { return nil }
+            var scale = 1.0
+            for index in 20..<offsetStart {
+                guard let digit = number(index..<index + 1) else { return nil }
+                scale /= 10
+                fraction += Double(digit) * scale
             }
-            fraction = Double(digits) / pow10(bytes.count - 21)
         }
         let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Where the zone designator starts and its offset east of UTC in seconds: `Z`, `±HH:MM` or `±HHMM`
+    /// (hours below 24, minutes below 60).
+    private static func offset(_ bytes: [UInt8], number: (Range<Int>) -> Int?) -> (Int, Int)? {
+        let end = bytes.count
+        if bytes[end - 1] == UInt8(ascii: "Z") { return (end - 1, 0) }
+        let extended = bytes[end - 3] == UInt8(ascii: ":")
+        let signIndex = end - (extended ? 6 : 5)
+        guard let hours = number(signIndex + 1..<signIndex + 3),
+            let minutes = number(end - 2..<end), hours < 24, minutes < 60
+        else { return nil }
+        switch bytes[signIndex] {
+        case UInt8(ascii: "+"): return (signIndex, hours * 3_600 + minutes * 60)
+        case UInt8(ascii: "-"): return (signIndex, -(hours * 3_600 + minutes * 60))
+        default: return nil
+        }
     }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds).
@@ -42,8 +67,6 @@ package enum Timestamp {
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
     }
-
-    private static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
 
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian calendar).
     private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {

@@ -2,7 +2,8 @@
 package struct PlayIntegrityConfiguration: Sendable {
     /// `ANDROID_PACKAGE`: the app's package name.
     package var packageName: String
-    /// `ANDROID_CERT_SHA256`: release signing-certificate digests exactly as Play reports them.
+    /// `ANDROID_CERT_SHA256`: release signing-certificate digests, as Play reports them (base64url) or as
+    /// Play Console shows them (colon-separated hex); compared after normalising (`CertificateDigest`).
     package var certificateDigests: [String]
     /// `PLAY_INTEGRITY_ENDPOINT`.
     package var endpoint: String

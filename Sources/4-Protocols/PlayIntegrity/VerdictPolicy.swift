@@ -76,14 +76,19 @@ package struct AppRecognitionPolicy: VerdictPolicy {
 
 /// `appIntegrity.certificateSha256Digest` contains one of our release signing digests.
 package struct CertificateDigestPolicy: VerdictPolicy {
+    /// The configured digests, normalised (`CertificateDigest`).
     package let digests: Set<String>
-    package init(digests: [String]) { self.digests = Set(digests.filter { !$0.isEmpty }) }
+    package init(digests: [String]) {
+        self.digests = Set(digests.compactMap(CertificateDigest.normalized).filter { !$0.isEmpty })
+    }
 
     package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
         guard let reported = payload.certificateSha256Digest, !reported.isEmpty else {
             return .fail(.certificateDigestMissing)
         }
-        return reported.contains(where: digests.contains) ? .pass : .fail(.certificateDigestMismatch)
+        // Compared after normalising both sides: Play Console's hex and Play's base64url are one digest.
+        let matches = reported.contains { CertificateDigest.normalized($0).map(digests.contains) ?? false }
+        return matches ? .pass : .fail(.certificateDigestMismatch)
     }
 }
 

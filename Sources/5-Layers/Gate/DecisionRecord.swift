@@ -58,8 +58,9 @@ package struct DecisionRecord: Sendable {
         return object
     }
 
-    /// Writes the record as one info line through `logger`.
+    /// Writes the record as one info line through `logger`, whatever its level (`Logger.record`): the
+    /// alarms read these lines, so no `LOG_LEVEL` may mute them.
     package func emit(to logger: Logger, timestampMillis: Int64) {
-        logger.info("decision", object(timestampMillis: timestampMillis))
+        logger.record("decision", object(timestampMillis: timestampMillis))
     }
 }

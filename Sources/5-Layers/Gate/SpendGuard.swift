@@ -31,7 +31,8 @@ package struct SpendGuard: Sendable {
     /// The warning threshold: 80 % of the limit, at least one call.
     package var warningThreshold: Int { max(1, dailyLimit * 8 / 10) }
 
-    /// - Throws: `StoreError` (fail closed: `503 unavailable`).
+    /// - Throws: `StoreError` when the unit cannot be taken (fail closed: `503 unavailable`); never for
+    ///   the warning claim.
     package func reserve(paid: Bool, now: Date) async throws -> Outcome {
         guard dailyLimit > 0, !paid else { return .notMetered }
         let day = calendar.day(at: now).iso
@@ -39,10 +40,12 @@ package struct SpendGuard: Sendable {
             return .exhausted(retryAfter: calendar.secondsUntilNextDay(after: now))
         }
         // Only the request that wins the conditional write on `warned` logs the day's warning; the count
-        // can fall as units are released, so "exactly 80 %" would fire again and again.
+        // can fall as units are released, so "exactly 80 %" would fire again and again. A failed claim
+        // never fails the call, whose units are already taken: `warned` stays unset, so the next call
+        // past the threshold claims it.
         var claimed = false
         if reservation.used >= warningThreshold, !reservation.warned {
-            claimed = try await store.claimWarning(day: day)
+            claimed = (try? await store.claimWarning(day: day)) ?? false
         }
         return .reserved(reservation, warningClaimed: claimed)
     }

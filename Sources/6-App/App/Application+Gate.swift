@@ -37,7 +37,11 @@ extension Application {
         )
         let table = GateTable(client: dynamo, table: Table(name: configuration.tableName), random: random)
 
-        let challengeStore = DynamoChallengeStore(table: table, ttlSeconds: configuration.challengeTTLSeconds)
+        let challengeStore = DynamoChallengeStore(
+            table: table,
+            ttlSeconds: configuration.challengeTTLSeconds,
+            calendar: configuration.budgetCalendar
+        )
         let keyStore = DynamoAppAttestKeyStore(table: table)
 
         var appAttest: AppAttestVerifier?

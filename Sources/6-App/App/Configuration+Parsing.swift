@@ -2,6 +2,7 @@ internal import AttestCore
 package import CivilTime
 internal import Gate
 internal import HTTPClient
+internal import PlayIntegrity
 
 extension Configuration {
     /// Reads and validates every setting.
@@ -26,9 +27,15 @@ extension Configuration {
         appAttestTrustRoot = env["APP_ATTEST_TRUST_ROOT"]
 
         let serviceAccount = reader.secret("GOOGLE_SERVICE_ACCOUNT")
-        if let package = env["ANDROID_PACKAGE"], let certificates = reader.list("ANDROID_CERT_SHA256"),
-            let serviceAccount
-        {
+        let certificates = reader.list("ANDROID_CERT_SHA256")
+        for digest in certificates ?? [] where CertificateDigest.normalized(digest) == nil {
+            reader.problem(
+                .invalidValue,
+                "ANDROID_CERT_SHA256",
+                "colon-separated fingerprints must be SHA-256 (32 bytes of hex), not SHA-1"
+            )
+        }
+        if let package = env["ANDROID_PACKAGE"], let certificates, let serviceAccount {
             playIntegrity = PlayIntegritySettings(
                 packageName: package,
                 certificateSHA256: certificates,

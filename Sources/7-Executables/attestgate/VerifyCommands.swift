@@ -32,7 +32,7 @@ enum VerifyCommands {
             let clientDataHash = clientDataHash(challenge: options["--challenge"], hash: options["--client-data-hash"])
         else { return usage(attestationUsage) }
         guard let now = verificationTime(options["--at"]) else {
-            return usage("--at must be like 2024-04-18T16:14:54Z")
+            return usage("--at must be ISO 8601 like 2024-04-18T16:14:54Z or 2024-04-18T16:14:54+00:00")
         }
         guard let trust = trust(rootPath: options["--trust-root"]) else { return 2 }
         guard let attestation = CLIOutput.readStandardInput().flatMap(evidenceBytes) else {

@@ -9,6 +9,7 @@ package final class DynamoTrafficTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let resend: Mutex<Set<String>>
     private let state = Mutex<(operations: [String], resent: Int)>(([], 0))
+    private let refusing = Mutex<(@Sendable (String, [UInt8]) -> Bool)?>(nil)
 
     /// - Parameter resending: DynamoDB operations (`UpdateItem`, `PutItem`, …) whose every request is sent twice.
     package init(base: any HTTPTransport = CurlTransport(), resending: Set<String> = []) {
@@ -25,6 +26,12 @@ package final class DynamoTrafficTransport: HTTPTransport {
     /// How many requests were sent a second time.
     package var resent: Int { state.withLock { $0.resent } }
 
+    /// From now on, answers every DynamoDB request for which `predicate(operation, body)` holds with a
+    /// `400 ValidationException` (not retried) without sending it; nil stops refusing.
+    package func refuse(when predicate: (@Sendable (String, [UInt8]) -> Bool)?) {
+        refusing.withLock { $0 = predicate }
+    }
+
     /// Forgets the recorded operations.
     package func resetCounts() { state.withLock { $0 = ([], 0) } }
 
@@ -32,6 +39,14 @@ package final class DynamoTrafficTransport: HTTPTransport {
         let target = request.headers.first { $0.name.lowercased() == "x-amz-target" }?.value
         guard let target, target.hasPrefix("DynamoDB_") else { return try await base.send(request) }
         let operation = String(target.split(separator: ".").last ?? "")
+        if let refuse = refusing.withLock({ $0 }), refuse(operation, request.body) {
+            let body = #"{"__type":"com.amazon.coral.validation#ValidationException","message":"refused by the test"}"#
+            return HTTPResponse(
+                status: 400,
+                headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.0")],
+                body: Array(body.utf8)
+            )
+        }
         let again = resend.withLock { $0.contains(operation) }
         state.withLock {
             $0.operations.append(operation)

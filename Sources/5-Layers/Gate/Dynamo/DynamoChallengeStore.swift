@@ -10,11 +10,15 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
     let ttlSeconds: Int
     /// Challenges one device may be issued per UTC day outside the metered path.
     let dailyIssueLimit: Int
+    /// The budget's calendar (`BUDGET_TIMEZONE`): `first_seen` is stamped in it, because the allowance
+    /// compares it with today in that calendar. The issue count keeps UTC days.
+    let calendar: LocalCalendar
 
-    package init(table: GateTable, ttlSeconds: Int = 300, dailyIssueLimit: Int = 200) {
+    package init(table: GateTable, ttlSeconds: Int = 300, dailyIssueLimit: Int = 200, calendar: LocalCalendar = .utc) {
         self.table = table
         self.ttlSeconds = ttlSeconds
         self.dailyIssueLimit = dailyIssueLimit
+        self.calendar = calendar
     }
 
     static func challengeKey(deviceID: String, challenge: [UInt8]) -> Item {
@@ -23,7 +27,9 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
 
     package func issue(deviceID: String, replacingSpent: Bool, now: Date) async throws -> IssuedChallenge {
         let today = LocalCalendar.utc.day(at: now).iso
-        if !replacingSpent { try await countIssue(deviceID: deviceID, today: today) }
+        if !replacingSpent {
+            try await countIssue(deviceID: deviceID, today: today, firstSeen: calendar.day(at: now).iso)
+        }
         let bytes = table.random.bytes(challengeByteCount)
         let nowSeconds = Int64(now.timeIntervalSince1970)
         let expiresAt = nowSeconds + Int64(ttlSeconds)
@@ -41,15 +47,16 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
     }
 
     /// Counts one issue in the device's profile row, per UTC day, refusing past the limit. The day's
-    /// count and the day it belongs to live in the row; a new day starts the count again.
-    private func countIssue(deviceID: String, today: String) async throws {
+    /// count and the day it belongs to live in the row; a new day starts the count again. `firstSeen` is
+    /// the day in the budget's calendar, recorded if the device was never seen.
+    private func countIssue(deviceID: String, today: String, firstSeen: String) async throws {
         let key = GateTable.key("DEVICE#\(deviceID)", "PROFILE")
         for _ in 0..<2 {
             let sameDay = try await table.update(
                 "challenge_issue_count",
                 key: key,
                 update: UpdateExpression(set: [
-                    "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(today)))",
+                    "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(firstSeen)))",
                     "\(name: "issued_count") = \(name: "issued_count") + \(value: .number(1))",
                 ]),
                 condition:
@@ -62,7 +69,7 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
                 "challenge_issue_count",
                 key: key,
                 update: UpdateExpression(set: [
-                    "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(today)))",
+                    "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(firstSeen)))",
                     "\(name: "issued_day") = \(value: .s(today))",
                     "\(name: "issued_count") = \(value: .number(1))",
                 ]),

@@ -27,7 +27,7 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
             return APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2)
         }
         let response: APIGatewayResponse
-        switch router.resolve(method: request.method, path: request.rawPath) {
+        switch resolve(request) {
         case .matched(let handler, let parameters):
             request.pathParameters = parameters
             response = await handler.handle(request, context: context)
@@ -37,5 +37,15 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
             response = .error(404, "not_found")
         }
         return response.encoded(for: request.format)
+    }
+
+    /// The answer for the first of the request's route paths that names a route (for any method).
+    private func resolve(_ request: APIGatewayRequest) -> Router<any APIRouteHandler>.Resolution {
+        for path in request.routePaths {
+            let resolution = router.resolve(method: request.method, path: path)
+            if case .notFound = resolution { continue }
+            return resolution
+        }
+        return .notFound
     }
 }

@@ -34,10 +34,12 @@ extension APIGatewayRequest {
         }
         var headers = HeaderFields()
         for (name, value) in try Self.stringMap(json, "headers") { headers.append(name, value) }
+        let stage = try Self.string(context, "stage")
         self.init(
             format: .httpV2,
             method: method.uppercased(),
             rawPath: rawPath,
+            routePaths: Self.routePaths(called: rawPath, stripped: Self.strip(stage: stage, from: rawPath)),
             rawQueryString: try Self.string(json, "rawQueryString") ?? "",
             headers: headers,
             cookies: try Self.stringArray(json, "cookies"),
@@ -63,10 +65,15 @@ extension APIGatewayRequest {
         let cookies = headers.values("cookie").flatMap { $0.split(separator: ";") }
             .map { $0.trimmingPrefix(" ") }.filter { !$0.isEmpty }.map(String.init)
         let authorizer = context["authorizer"]
+        // REST: `path` has the stage removed and `requestContext.path` is what the client called. HTTP API
+        // 1.0: both keep a named stage's segment.
+        let called = try Self.string(context, "path") ?? path
+        let stripped = format == .rest ? path : Self.strip(stage: try Self.string(context, "stage"), from: path)
         self.init(
             format: format,
             method: method.uppercased(),
-            rawPath: path,
+            rawPath: called,
+            routePaths: Self.routePaths(called: called, stripped: stripped),
             rawQueryString: "",
             headers: headers,
             cookies: cookies,
@@ -75,6 +82,19 @@ extension APIGatewayRequest {
             sourceIP: try Self.string(context["identity"] ?? .null, "sourceIp"),
             jwtClaims: try Self.claims(authorizer?["jwt"]?["claims"] ?? authorizer?["claims"])
         )
+    }
+
+    /// `path` without the leading `/{stage}` segment of a named stage (`$default` has none in the path).
+    private static func strip(stage: String?, from path: String) -> String {
+        guard let stage, !stage.isEmpty, stage != "$default" else { return path }
+        let prefix = "/" + stage
+        if path == prefix { return "/" }
+        guard path.hasPrefix(prefix + "/") else { return path }
+        return String(path.dropFirst(prefix.count))
+    }
+
+    private static func routePaths(called: String, stripped: String) -> [String] {
+        stripped == called ? [called] : [stripped, called]
     }
 
     private static func body(_ json: JSONValue) throws(APIGatewayEventError) -> [UInt8] {

@@ -13,8 +13,14 @@ package struct APIGatewayRequest: Sendable {
     package var format: Format
     /// Upper-case method (`POST`).
     package var method: String
-    /// The path as the client sent it (`rawPath` in 2.0, `path` otherwise), without the query.
+    /// The path the client actually called, without the query: what request binding compares. `rawPath`
+    /// in 2.0 (a named stage's `/{stage}` included), `requestContext.path` in REST and 1.0 events (the
+    /// stage included), else `path`.
     package var rawPath: String
+    /// The paths to route on, best first: the called path without a named stage's `/{stage}` prefix
+    /// (REST's `path`, which API Gateway already stripped), then the called path itself (a custom domain
+    /// serves a stage without its segment).
+    package var routePaths: [String]
     package var rawQueryString: String
     package var headers: HeaderFields
     /// `cookies` in 2.0; the `Cookie` header split on `;` otherwise.
@@ -34,6 +40,7 @@ package struct APIGatewayRequest: Sendable {
         format: Format,
         method: String,
         rawPath: String,
+        routePaths: [String]? = nil,
         rawQueryString: String = "",
         headers: HeaderFields = HeaderFields(),
         cookies: [String] = [],
@@ -45,6 +52,7 @@ package struct APIGatewayRequest: Sendable {
         self.format = format
         self.method = method
         self.rawPath = rawPath
+        self.routePaths = routePaths ?? [rawPath]
         self.rawQueryString = rawQueryString
         self.headers = headers
         self.cookies = cookies

@@ -1,0 +1,261 @@
+import AWSJSON
+import CivilTime
+import FoundationEssentials
+import PlayIntegrity
+import TestSupport
+import Testing
+
+@testable import Gate
+
+/// The store a contract check runs against: the in-memory fake the pure tests use, its DynamoDB twin on
+/// moto, and the twin with every write resent after its first send landed (an answer lost on the way
+/// back). The same checks run against all three, so a fake can never promise what the real store does not.
+///
+/// To add a check: write one `@Test(arguments: StoreKind.all)` function that makes its store with
+/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `decodeBudget(fixture)` or
+/// `decodeQuota(fixture)` and states the contract of the protocol (AllowanceStore.swift and
+/// CeilingStore.swift in `Sources/5-Layers/Gate`, DecodeBudget.swift and DecodeQuotaGuard.swift in
+/// `Sources/4-Protocols/PlayIntegrity`); `fixture.expectResends()` at its end shows the resend variant
+/// really resent. To add a store, add a factory that returns the fake or its twin.
+enum StoreKind: String, CustomTestStringConvertible, Sendable {
+    case inMemory = "in-memory"
+    case dynamo = "DynamoDB on moto"
+    case dynamoResending = "DynamoDB on moto, every write resent"
+
+    /// Every kind that can run here: the moto ones only where `make test` started moto.
+    static var all: [StoreKind] { MotoTable.endpoint == nil ? [.inMemory] : [.inMemory, .dynamo, .dynamoResending] }
+
+    var testDescription: String { rawValue }
+
+    /// One per kind and test: the resend variant's hook, and where its table is.
+    final class Fixture: Sendable {
+        let kind: StoreKind
+        let hook = ResendHook.firstSend(of: ["UpdateItem", "PutItem"])
+        let table: GateTable?
+
+        init(_ kind: StoreKind) async throws {
+            self.kind = kind
+            switch kind {
+            case .inMemory: table = nil
+            case .dynamo: table = try await MotoTable.make()
+            case .dynamoResending: table = try await MotoTable.make(hook: hook)
+            }
+        }
+
+        /// A view of the same store for a parallel caller (another Lambda instance); in memory, itself.
+        func sibling() throws -> GateTable? {
+            guard let table else { return nil }
+            return try MotoTable.sibling(of: table, hook: kind == .dynamoResending ? hook : nil)
+        }
+
+        /// The resend variant must have resent something, or it proved nothing more than the plain one.
+        func expectResends(sourceLocation: SourceLocation = #_sourceLocation) {
+            if kind == .dynamoResending { #expect(hook.resent > 0, sourceLocation: sourceLocation) }
+        }
+    }
+}
+
+@Suite struct StoreContractTests {
+    static let day = "2026-11-30"
+    let device = Subject.device("5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10")
+
+    func allowances(_ fixture: StoreKind.Fixture, memory: InMemoryAllowanceStore = .init()) -> any AllowanceStore {
+        fixture.table.map { DynamoAllowanceStore(table: $0) } ?? memory
+    }
+
+    func ceiling(_ fixture: StoreKind.Fixture, memory: InMemoryCeilingStore = .init()) -> any CeilingStore {
+        fixture.table.map { DynamoCeilingStore(table: $0) } ?? memory
+    }
+
+    func profiles(_ fixture: StoreKind.Fixture) -> any ProfileStore {
+        fixture.table.map { DynamoChallengeStore(table: $0) } ?? InMemoryChallengeStore()
+    }
+
+    func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DecodeBudget {
+        fixture.table.map { DynamoDecodeBudget(table: $0, perDevice: perDevice, calendar: .utc) }
+            ?? InMemoryDecodeBudget(perDevice: perDevice)
+    }
+
+    func decodeQuota(_ fixture: StoreKind.Fixture) -> any DecodeQuotaStore {
+        fixture.table.map { DynamoDecodeQuotaStore(table: $0) } ?? InMemoryDecodeQuotaStore()
+    }
+
+    // MARK: AllowanceStore
+
+    @Test(arguments: StoreKind.all)
+    func anAllowanceCountsDownToItsLimitPerSubjectFeatureAndDay(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = allowances(fixture)
+        var remaining: [Int?] = []
+        for _ in 0..<4 {
+            remaining.append(
+                try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 3)?.remaining
+            )
+        }
+        #expect(remaining == [2, 1, 0, nil])
+        // Another feature, day or subject has its own row.
+        #expect(
+            try await store.reserve(subject: device, feature: "generation", day: Self.day, limit: 3)?.remaining == 2
+        )
+        #expect(try await store.reserve(subject: device, feature: "tutor", day: "2026-12-01", limit: 3)?.remaining == 2)
+        #expect(
+            try await store.reserve(subject: .user("u1"), feature: "tutor", day: Self.day, limit: 3)?.remaining == 2
+        )
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aReleasedUnitCanBeTakenAgainOnce(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = allowances(fixture)
+        let first = try #require(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2))
+        _ = try #require(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2))
+        try await store.release(first)
+        #expect(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2)?.remaining == 0)
+        #expect(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2) == nil)
+        fixture.expectResends()
+    }
+
+    /// More releases than reservations never make room beyond the limit: the count stops at zero.
+    @Test(arguments: StoreKind.all)
+    func releasesNeverTakeTheCountBelowZero(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = allowances(fixture)
+        let unit = try #require(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2))
+        for _ in 0..<3 { try await store.release(unit) }
+        // A release on a row never reserved gives no credit either.
+        let never = AllowanceReservation(subject: .user("never"), feature: "tutor", day: Self.day, remaining: 0)
+        try await store.release(never)
+        var admitted = 0
+        for _ in 0..<4 {
+            if try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2) != nil {
+                admitted += 1
+            }
+        }
+        #expect(admitted == 2)
+        #expect(try await store.reserve(subject: .user("never"), feature: "tutor", day: Self.day, limit: 1) != nil)
+        #expect(try await store.reserve(subject: .user("never"), feature: "tutor", day: Self.day, limit: 1) == nil)
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func parallelReservationsAdmitExactlyTheLimit(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let memory = InMemoryAllowanceStore()
+        let n = 4
+        let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<(3 * n) {
+                let store: any AllowanceStore = try fixture.sibling().map { DynamoAllowanceStore(table: $0) } ?? memory
+                let device = device
+                group.addTask {
+                    try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: n) != nil
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        // Never past the limit. Resent among parallel writers, a row keeps only the latest token, so a
+        // resend can count its unit twice and admit fewer (docs/gate.md, "Known limits").
+        if kind == .dynamoResending {
+            #expect(admitted >= 1 && admitted <= n)
+        } else {
+            #expect(admitted == n)
+        }
+        fixture.expectResends()
+    }
+
+    // MARK: CeilingStore
+
+    @Test(arguments: StoreKind.all)
+    func theCeilingCountsEveryCallUpToItsLimit(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = ceiling(fixture)
+        var used: [Int?] = []
+        for _ in 0..<4 { used.append(try await store.reserve(day: Self.day, limit: 3)?.used) }
+        #expect(used == [1, 2, 3, nil])
+        #expect(try await store.reserve(day: "2026-12-01", limit: 3)?.used == 1)
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func ceilingReleasesGiveUnitsBackButNeverBelowZero(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = ceiling(fixture)
+        let unit = try #require(try await store.reserve(day: Self.day, limit: 2))
+        for _ in 0..<3 { try await store.release(unit) }
+        var used: [Int?] = []
+        for _ in 0..<3 { used.append(try await store.reserve(day: Self.day, limit: 2)?.used) }
+        #expect(used == [1, 2, nil])
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func theWarningIsClaimedOnceAndReadBackByLaterReservations(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = ceiling(fixture)
+        #expect(try await store.reserve(day: Self.day, limit: 5)?.warned == false)
+        #expect(try await store.claimWarning(day: Self.day))
+        #expect(try await !store.claimWarning(day: Self.day))
+        #expect(try await store.reserve(day: Self.day, limit: 5)?.warned == true)
+        // Another day has its own flag.
+        #expect(try await store.claimWarning(day: "2026-12-01"))
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func parallelWarningClaimsHaveExactlyOneWinner(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let memory = InMemoryCeilingStore()
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                let store: any CeilingStore = try fixture.sibling().map { DynamoCeilingStore(table: $0) } ?? memory
+                group.addTask { try await store.claimWarning(day: Self.day) }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+        fixture.expectResends()
+    }
+
+    // MARK: ProfileStore
+
+    @Test(arguments: StoreKind.all)
+    func theFirstSeenDayIsRecordedOnce(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = profiles(fixture)
+        #expect(try await store.firstSeenDay(subject: .user("u1"), today: Self.day) == Self.day)
+        #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-12-01") == Self.day)
+        #expect(try await store.firstSeenDay(subject: device, today: "2026-12-01") == "2026-12-01")
+        fixture.expectResends()
+    }
+
+    // MARK: DecodeBudget and DecodeQuotaStore (Play Integrity)
+
+    @Test(arguments: StoreKind.all)
+    func aDevicesDecodeBudgetIsPerDay(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let budget = decodeBudget(fixture, perDevice: 2)
+        let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
+        var answers: [DecodeBudgetDecision] = []
+        for _ in 0..<3 { answers.append(try await budget.spendOne(deviceID: "d1", now: noon)) }
+        #expect(answers == [.spent, .spent, .exhausted])
+        #expect(try await budget.spendOne(deviceID: "d2", now: noon) == .spent)
+        // The next (UTC) day starts a new budget; the same day later on does not.
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        fixture.expectResends()
+    }
+
+    @Test(arguments: StoreKind.all)
+    func theDecodeQuotaCountsToItsCapAndItsWarningIsClaimedOnce(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let store = decodeQuota(fixture)
+        var counts: [DecodeQuotaCount] = []
+        for _ in 0..<3 { counts.append(try await store.incrementDecodeCount(day: Self.day, limit: 2)) }
+        #expect(counts == [.counted(count: 1, warned: false), .counted(count: 2, warned: false), .limitReached])
+        #expect(try await store.claimWarning(day: Self.day))
+        #expect(try await !store.claimWarning(day: Self.day))
+        #expect(try await store.incrementDecodeCount(day: Self.day, limit: 3) == .counted(count: 3, warned: true))
+        #expect(try await store.incrementDecodeCount(day: "2026-12-01", limit: 3) == .counted(count: 1, warned: false))
+        fixture.expectResends()
+    }
+}

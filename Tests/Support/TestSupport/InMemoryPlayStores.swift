@@ -1,0 +1,61 @@
+package import CivilTime
+package import FoundationEssentials
+package import PlayIntegrity
+internal import Synchronization
+
+/// A per-device, per-day decode budget in memory, with the contract of the gate's DynamoDB one
+/// (`DynamoDecodeBudget`): `GateTests/StoreContractTests` runs the same checks against both.
+package final class InMemoryDecodeBudget: DecodeBudget {
+    private let spent = Mutex<[String: Int]>([:])
+    package let perDevice: Int
+    package let failing: Bool
+    private let calendar: LocalCalendar
+
+    package init(perDevice: Int = 30, failing: Bool = false, calendar: LocalCalendar = .utc) {
+        self.perDevice = perDevice
+        self.failing = failing
+        self.calendar = calendar
+    }
+
+    package struct StoreDown: Error {}
+
+    package func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
+        if failing { throw StoreDown() }
+        let key = deviceID + "|" + calendar.day(at: now).iso
+        return spent.withLock { spent in
+            let used = spent[key, default: 0]
+            guard used < perDevice else { return .exhausted }
+            spent[key] = used + 1
+            return .spent
+        }
+    }
+
+    /// Decodes `deviceID` spent, over every day.
+    package func used(_ deviceID: String) -> Int {
+        spent.withLock { $0.filter { $0.key.hasPrefix(deviceID + "|") }.values.reduce(0, +) }
+    }
+}
+
+/// Google's daily decode quota in memory, with the contract of `DynamoDecodeQuotaStore`.
+package final class InMemoryDecodeQuotaStore: DecodeQuotaStore {
+    private let state = Mutex<(counts: [String: Int], warned: Set<String>)>(([:], []))
+    package let failing: Bool
+
+    package init(failing: Bool = false) { self.failing = failing }
+
+    package func incrementDecodeCount(day: String, limit: Int) async throws -> DecodeQuotaCount {
+        if failing { throw InMemoryDecodeBudget.StoreDown() }
+        return state.withLock { state in
+            let count = state.counts[day, default: 0]
+            guard count < limit else { return .limitReached }
+            state.counts[day] = count + 1
+            return .counted(count: count + 1, warned: state.warned.contains(day))
+        }
+    }
+
+    package func claimWarning(day: String) async throws -> Bool {
+        state.withLock { $0.warned.insert(day).inserted }
+    }
+
+    package func count(_ day: String) -> Int { state.withLock { $0.counts[day, default: 0] } }
+}
