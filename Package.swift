@@ -185,7 +185,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
-        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
+        tests("AppTests", ["App", "Gate", "Dialects", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
             ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
