@@ -29,6 +29,17 @@ import Testing
         #expect(TokenPrice(json: prices["g"]!) == nil)
     }
 
+    @Test func aRoutePricesEntryReadsBothSides() throws {
+        let entry = try JSONValue.parse(Array(#"{"inputPerMTok":3,"outputPerMTok":15.5}"#.utf8))
+        #expect(ModelPrice(json: entry) == Self.price("3", "15.5"))
+        for text in [
+            #"{"inputPerMTok":3}"#, #"{"inputPerMTok":3,"outputPerMTok":"15"}"#, #"[3,15]"#,
+            #"{"inputPerMTok":3,"outputPerMTok":15,"cachedPerMTok":1}"#, #"{"inputPerMTok":-3,"outputPerMTok":15}"#,
+        ] {
+            #expect(ModelPrice(json: try JSONValue.parse(Array(text.utf8))) == nil, "\(text)")
+        }
+    }
+
     @Test func theWorstCaseIsExactOrRoundedUp() {
         let sonnet = Self.price("3", "15")
         // 1,000 input bytes × $3/MTok + 1,024 output × $15/MTok = 3,000 + 15,360 µ$.

@@ -99,6 +99,26 @@ import Testing
         #expect(body["generationConfig"] == ["maxOutputTokens": 1024, "top_k": 3])
     }
 
+    @Test func anAnthropicThinkingBudgetIsLoweredUnderTheCap() throws {
+        let body = #"{"model":"m","max_tokens":16000,"thinking":{"type":"enabled","budget_tokens":10000}}"#
+        let policy = DialectPolicy(maxOutputTokens: 4096)
+        let forwarded = try Self.forwarded(Self.prepare(.anthropicMessages, body, policy: policy))
+        #expect(forwarded["max_tokens"] == 4096)
+        #expect(forwarded["thinking"] == ["type": "enabled", "budget_tokens": 4095])
+        // A budget that fits, or a cap too small for any budget, is left as asked.
+        let fits = try Self.forwarded(
+            Self.prepare(.anthropicMessages, body, policy: DialectPolicy(maxOutputTokens: 20000))
+        )
+        #expect(fits["thinking"]?["budget_tokens"] == 10000)
+        let small = try Self.forwarded(
+            Self.prepare(.anthropicMessages, body, policy: DialectPolicy(maxOutputTokens: 1024))
+        )
+        #expect(small["thinking"]?["budget_tokens"] == 10000)
+        #expect(throws: DialectRefusal(.fieldInvalid)) {
+            try Self.prepare(.anthropicMessages, #"{"model":"m","thinking":{"budget_tokens":"5000"}}"#).get()
+        }
+    }
+
     @Test(arguments: [
         (Dialect.openAIChat, #"{"model":"gpt-4.1","messages":[],"n":2}"#),
         (.geminiGenerate, #"{"contents":[],"generationConfig":{"candidateCount":2}}"#),
@@ -169,9 +189,37 @@ import Testing
         (.geminiGenerate, #"{"generationConfig":{},"generation_config":{}}"#, .duplicateKey),
         (.geminiGenerate, #"{"generationConfig":{"maxOutputTokens":5,"max_output_tokens":9}}"#, .duplicateKey),
         (.geminiGenerate, #"{"cachedContent":"cachedContents/abc"}"#, .storedContext),
+        (.openAIChat, #"{"model":"m","web_search_options":{}}"#, .hostedTool),
+        (
+            .openAIChat, #"{"model":"m","tools":[{"type":"function","function":{"name":"f"}},{"type":"x"}]}"#,
+            .hostedTool
+        ),
+        (.openAIChat, #"{"model":"m","tools":{"type":"function"}}"#, .fieldInvalid),
+        (.openAIResponses, #"{"model":"m","tools":[{"type":"web_search"}]}"#, .hostedTool),
+        (.openAIResponses, #"{"model":"m","tools":[{"type":"mcp","server_url":"https://x"}]}"#, .hostedTool),
+        (.openAIResponses, #"{"model":"m","tools":["web_search"]}"#, .fieldInvalid),
+        (
+            .anthropicMessages, #"{"model":"m","tools":[{"type":"web_search_20250305","name":"web_search"}]}"#,
+            .hostedTool
+        ),
+        (.anthropicMessages, #"{"model":"m","mcp_servers":[{"type":"url","url":"https://x"}]}"#, .hostedTool),
+        (.geminiGenerate, #"{"tools":[{"googleSearch":{}}]}"#, .hostedTool),
+        (.geminiGenerate, #"{"tools":[{"functionDeclarations":[]},{"code_execution":{}}]}"#, .hostedTool),
     ])
     func fieldsOfTheWrongShapeAreRefused(_ dialect: Dialect, _ body: String, _ reason: DialectRefusal.Reason) {
         #expect(throws: DialectRefusal(reason)) { try Self.prepare(dialect, body).get() }
+    }
+
+    @Test func toolsTheClientRunsPass() throws {
+        let function = #"{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}}"#
+        _ = try Self.prepare(.openAIChat, #"{"model":"m","tools":["# + function + "]}").get()
+        _ = try Self.prepare(.openAIResponses, #"{"model":"m","tools":[{"type":"function","name":"f"}]}"#).get()
+        let custom = #"{"model":"m","tools":[{"name":"get_weather","input_schema":{"type":"object"}}]}"#
+        let anthropic = try Self.prepare(.anthropicMessages, custom).get()
+        // Anthropic's tool-use system prompt is input the body does not carry.
+        #expect(anthropic.inputTokenBound() == anthropic.body.count + AnthropicMessages.toolUseOverhead)
+        let declared = #"{"tools":[{"functionDeclarations":[{"name":"f"}]}]}"#
+        _ = try Self.prepare(.geminiGenerate, declared).get()
     }
 
     @Test func aStreamedChatRequestAsksForTheUsageChunk() throws {

@@ -133,6 +133,21 @@ import Testing
         #expect(reader.usage == Usage(inputTokens: 3, outputTokens: 4))
     }
 
+    @Test func dataOfEventsNeverReadIsNotHeld() {
+        // A Responses stream repeats the whole text in `response.output_text.done`: far over the bound here,
+        // and skipped as it arrives, so the terminal event after it is still read.
+        var reader = StreamUsage(dialect: .openAIResponses, maxEventBytes: 512)
+        reader.feed(
+            Array("event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"text\":\"".utf8)
+        )
+        for _ in 0..<100 { reader.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1000)) }
+        #expect(reader.heldBytes == 0)
+        reader.feed(Array("\"}\n\n".utf8))
+        reader.feed(Array("event: response.completed\ndata: {\"type\":\"response.completed\",".utf8))
+        reader.feed(Array("\"response\":{\"usage\":{\"input_tokens\":2,\"output_tokens\":3}}}\n\n".utf8))
+        #expect(reader.usage == Usage(inputTokens: 2, outputTokens: 3))
+    }
+
     @Test func opaqueReadsNothing() {
         var reader = StreamUsage(dialect: .opaque)
         reader.feed(Array(ProviderSamples.chatStream.utf8))

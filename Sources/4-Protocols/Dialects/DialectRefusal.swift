@@ -28,6 +28,9 @@ package struct DialectRefusal: Error, Hashable, CustomStringConvertible {
         /// A field that makes the provider bill beyond what the gate can bound (`prediction`, a priority
         /// `service_tier`).
         package static let fieldNotAllowed = Reason("dialect.field_not_allowed")
+        /// A tool the provider runs itself (web search, code execution, remote MCP), billed per use and
+        /// feeding input the body does not bound.
+        package static let hostedTool = Reason("dialect.hosted_tool")
         /// The upstream path is not a Gemini `models/{model}:generateContent` method.
         package static let pathInvalid = Reason("dialect.path_invalid")
     }

@@ -19,7 +19,8 @@ enum GeminiGenerate {
     {
         var request = request
         let model = try RequestFields.model(method.model, policy: policy)
-        try RequestFields.refuseStoredContext(request, storedContextFields)
+        try RequestFields.refuse(request, storedContextFields, reason: .storedContext)
+        try HostedTools.checkGemini(request)
         var config = try RequestFields.object(request, field(request, "generationConfig", "generation_config"))
         request["generation_config"] = nil
 

@@ -14,6 +14,7 @@ enum OpenAIChat {
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
         try RequestFields.checkSingleChoice(RequestFields.int(request, "n"), field: "n")
         try OpenAIServiceTier.check(request)
+        try HostedTools.checkOpenAI(request)
         let streams = try RequestFields.bool(request, "stream") ?? false
 
         // Lower each cap present; with none, set the modern one (max_tokens is not accepted by o-series).

@@ -16,13 +16,14 @@ enum OpenAIResponses {
     {
         var request = request
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
-        try RequestFields.refuseStoredContext(request, storedContextFields)
+        try RequestFields.refuse(request, storedContextFields, reason: .storedContext)
         if case .array(let items)? = request["input"],
             items.contains(where: { $0["type"] == .string("item_reference") })
         {
             throw DialectRefusal(.storedContext, detail: "input item_reference")
         }
         try OpenAIServiceTier.check(request)
+        try HostedTools.checkOpenAI(request)
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let requested = try RequestFields.int(request, "max_output_tokens")

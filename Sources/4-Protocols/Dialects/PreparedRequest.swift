@@ -13,22 +13,33 @@ package struct PreparedRequest: Sendable, Hashable {
     /// that writes to the prompt cache (`cache_control`; a 1-hour cache write costs twice the base
     /// input price), 1 otherwise. `Usage.inputTokens` is counted the same way.
     package var inputTokenWeight: Int
+    /// Input tokens the provider adds that the body does not carry (Anthropic's tool-use system prompt).
+    package var inputTokenOverhead: Int
 
-    package init(body: [UInt8], model: String?, streams: Bool, maxOutputTokens: Int?, inputTokenWeight: Int = 1) {
+    package init(
+        body: [UInt8],
+        model: String?,
+        streams: Bool,
+        maxOutputTokens: Int?,
+        inputTokenWeight: Int = 1,
+        inputTokenOverhead: Int = 0
+    ) {
         self.body = body
         self.model = model
         self.streams = streams
         self.maxOutputTokens = maxOutputTokens
         self.inputTokenWeight = inputTokenWeight
+        self.inputTokenOverhead = inputTokenOverhead
     }
 
     /// The most base-price input tokens the forwarded body can cost: its byte count (every token of a
-    /// byte-level tokenizer is at least one byte), or the route's `maxInputTokens` when it declares one,
-    /// times `inputTokenWeight`.
+    /// byte-level tokenizer is at least one byte) plus `inputTokenOverhead`, or the route's
+    /// `maxInputTokens` when it declares one; times `inputTokenWeight`. Saturates at `Int.max`.
     /// - Parameter maxInputTokens: the route's declared input bound, which replaces the byte count.
     package func inputTokenBound(maxInputTokens: Int? = nil) -> Int {
-        let tokens = maxInputTokens ?? body.count
-        let (weighted, overflow) = max(tokens, 0).multipliedReportingOverflow(by: inputTokenWeight)
-        return overflow ? Int.max : weighted
+        let (withOverhead, overflow1) = body.count.addingReportingOverflow(inputTokenOverhead)
+        let tokens = max(maxInputTokens ?? (overflow1 ? Int.max : withOverhead), 0)
+        let (weighted, overflow2) = tokens.multipliedReportingOverflow(by: inputTokenWeight)
+        return overflow2 ? Int.max : weighted
     }
 }

@@ -55,7 +55,8 @@ enum RequestFields {
     /// The request's model, checked against the route's list.
     static func model(_ model: String?, policy: DialectPolicy) throws(DialectRefusal) -> String {
         guard let model, !model.isEmpty else { throw DialectRefusal(.modelMissing) }
-        if let allowed = policy.models, !allowed.contains(model) {
+        // Byte for byte: Swift's `==` would also match a canonically equivalent spelling.
+        if let allowed = policy.models, !allowed.contains(where: { $0.utf8.elementsEqual(model.utf8) }) {
             throw DialectRefusal(.modelNotAllowed, detail: "model \(model.prefix(64))")
         }
         return model
@@ -76,9 +77,13 @@ enum RequestFields {
     }
 
     /// Refuses a field that is present and not `null`.
-    static func refuseStoredContext(_ object: [String: JSONValue], _ fields: [String]) throws(DialectRefusal) {
+    static func refuse(
+        _ object: [String: JSONValue],
+        _ fields: [String],
+        reason: DialectRefusal.Reason
+    ) throws(DialectRefusal) {
         for field in fields where object[field] != nil && object[field] != .null {
-            throw DialectRefusal(.storedContext, detail: field)
+            throw DialectRefusal(reason, detail: field)
         }
     }
 

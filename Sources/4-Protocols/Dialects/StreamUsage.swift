@@ -18,6 +18,7 @@ package struct StreamUsage: Sendable {
 
     private var line: [UInt8] = []
     private var lineTooLong = false
+    private var skippingLine = false
     private var afterCarriageReturn = false
     private var eventType: String?
     private var data: [UInt8] = []
@@ -52,10 +53,17 @@ package struct StreamUsage: Sendable {
                 endLine()
                 afterCarriageReturn = true
             default:
+                guard !skippingLine else { continue }
                 if line.count < maxEventBytes + 16 {
                     line.append(byte)
                 } else {
                     lineTooLong = true
+                }
+                // A data line of an event type never read (the text repeated by `response.output_text.done`,
+                // say) is dropped as it arrives instead of being held to its end.
+                if line.count == 5, line.starts(with: Self.dataField), !wants(eventType) {
+                    skippingLine = true
+                    line.removeAll(keepingCapacity: true)
                 }
             }
         }
@@ -65,6 +73,7 @@ package struct StreamUsage: Sendable {
     /// buffers are released.
     package mutating func finish() {
         line = []
+        skippingLine = false
         data = []
         hasData = false
         dataTooLong = false
@@ -109,11 +118,18 @@ package struct StreamUsage: Sendable {
         }
     }
 
+    /// The bytes of the current line and event held now.
+    var heldBytes: Int { line.count + data.count }
+
+    private static let dataField = Array("data:".utf8)
+
     private mutating func endLine() {
         defer {
             line.removeAll(keepingCapacity: line.count <= 4096)
             lineTooLong = false
+            skippingLine = false
         }
+        if skippingLine { return }
         if line.isEmpty {
             if hasData && !dataTooLong { receive(eventType: eventType, data: data) }
             data.removeAll(keepingCapacity: data.count <= 4096)

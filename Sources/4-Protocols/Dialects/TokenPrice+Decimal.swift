@@ -77,3 +77,15 @@ extension TokenPrice {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }
+
+extension ModelPrice {
+    /// Reads one model's entry of a route's `prices`: exactly `{"inputPerMTok":USD,"outputPerMTok":USD}`;
+    /// `nil` for a missing, unknown or unreadable member.
+    package init?(json: JSONValue) {
+        guard case .object(let members) = json, members.count == 2,
+            let input = members["inputPerMTok"].flatMap(TokenPrice.init(json:)),
+            let output = members["outputPerMTok"].flatMap(TokenPrice.init(json:))
+        else { return nil }
+        self.init(input: input, output: output)
+    }
+}
