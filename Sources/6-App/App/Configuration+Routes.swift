@@ -192,14 +192,11 @@ extension SettingsReader {
             var prices: [String: ModelPrice] = [:]
             var valid = value.objectValue != nil && (value.objectValue?.count ?? 0) <= 100
             for (model, entry) in value.objectValue ?? [:] {
-                guard let object = entry.objectValue, object.count == 2,
-                    let input = object["inputPerMTok"].flatMap(TokenPrice.init(json:)),
-                    let output = object["outputPerMTok"].flatMap(TokenPrice.init(json:))
-                else {
+                guard let price = ModelPrice(json: entry) else {
                     valid = false
                     continue
                 }
-                prices[model] = ModelPrice(input: input, output: output)
+                prices[model] = price
             }
             if valid {
                 route.prices = prices
