@@ -174,7 +174,7 @@ package struct MeteredCall: Sendable {
         // allowance unit.
         let ceiling: CeilingReservation?
         do {
-            let worstCase = spendGuard.dailyBudgetMicros > 0 ? bound.worstCaseMicros : 0
+            let worstCase = spendGuard.dailyBudgetMicros > 0 && !request.paid ? bound.worstCaseMicros : 0
             guard let worstCase else {
                 // A money ceiling with a call it cannot bound (configuration refuses this at start).
                 record.fields["decision"] = .string("unbounded_call")
