@@ -654,6 +654,21 @@ def main(argv=None):
         rows.append(("  of which in sequence (critical path)", stats(enforce_chains), "", "≤ 4",
                      max(enforce_chains) <= 4))
         rows.append(("  same call, GATE_MODE off", stats(off_counts), "", "", None))
+        logged = counted["decisions"].get("generation", [])
+        figures["ddb"]["decisionLine"] = counted["decisions"]
+        if logged:
+            rows.append(("  per the decision line: ddbRequests (enforce)", stats([n for n, _ in logged]), "", "≤ 6",
+                         max(n for n, _ in logged) <= 6))
+            if all(q is not None for _, q in logged):
+                rows.append(("  per the decision line: ddbSequential (enforce)", stats([q for _, q in logged]), "",
+                             "≤ 4", max(q for _, q in logged) <= 4))
+        else:
+            rows.append(("  decision line without ddbRequests (proxy count only)", {"median": float("nan")}, "", "",
+                         None))
+        request_ms = [(e - s) / 1e6 for _op, s, e in proxy.records]
+        figures["motoRequestMs"] = stats(request_ms)
+        rows.append(("  one DynamoDB request at moto (via the proxy)", stats(request_ms), "ms", "", None))
+
         # 4a'. The same call on a route with a known dialect and the money ceiling (issue 15): the worst case
         # is reserved in the ceiling write, and the settle (marker + give-back, one transaction) follows the
         # answer, one more request in sequence.
@@ -673,23 +688,14 @@ def main(argv=None):
         rows.append(("DynamoDB requests per iOS metered call, money ceiling (+ settle)", stats(money_counts), "",
                      "today 6", None))
         rows.append(("  of which in sequence (critical path)", stats(money_chains), "", "today 4", None))
+        money_logged = money["decisions"].get("generation", [])
+        if money_logged and all(q is not None for _, q in money_logged):
+            rows.append(("  per the decision line: ddbRequests", stats([n for n, _ in money_logged]), "", "", None))
+            rows.append(("  per the decision line: ddbSequential", stats([q for _, q in money_logged]), "", "",
+                         None))
         if sorted({st for _s, _e, st in money["enforce"]}) != [200]:
             rows.append(("  !! non-200 answers on the money-ceiling route",
                          {"median": sum(1 for _s, _e, st in money["enforce"] if st != 200)}, "", "0", False))
-        logged = counted["decisions"].get("generation", [])
-        figures["ddb"]["decisionLine"] = counted["decisions"]
-        if logged:
-            rows.append(("  per the decision line: ddbRequests (enforce)", stats([n for n, _ in logged]), "", "≤ 6",
-                         max(n for n, _ in logged) <= 6))
-            if all(q is not None for _, q in logged):
-                rows.append(("  per the decision line: ddbSequential (enforce)", stats([q for _, q in logged]), "",
-                             "≤ 4", max(q for _, q in logged) <= 4))
-        else:
-            rows.append(("  decision line without ddbRequests (proxy count only)", {"median": float("nan")}, "", "",
-                         None))
-        request_ms = [(e - s) / 1e6 for _op, s, e in proxy.records]
-        figures["motoRequestMs"] = stats(request_ms)
-        rows.append(("  one DynamoDB request at moto (via the proxy)", stats(request_ms), "ms", "", None))
 
         # 4b. Added latency: the same bootstrap straight against moto, enforce minus off.
         timed = gate_run(moto, 40 if quick else 200)
