@@ -2,7 +2,7 @@ internal import AttestCore
 package import CivilTime
 package import FoundationEssentials
 
-/// Layer 3: the environment-wide daily ceilings on AI calls nobody paid for (seeds/000 section 9), in
+/// Layer 3: the environment-wide daily ceilings on AI calls nobody paid for (docs/gate.md), in
 /// calls (`AI_DAILY_CALL_BUDGET`) and in money (`AI_DAILY_COST_BUDGET_USD`).
 ///
 /// Counted before the call, so the bill has a hard cap even when layers 1 and 2 are beaten: each call

@@ -31,7 +31,7 @@ package enum UpstreamFailure: String, Sendable, Hashable {
 package enum ReleasePolicy: String, Sendable, Hashable {
     /// Only what provably was not billed: never sent, or a refusal status in `releaseStatuses`.
     case unbilled
-    /// seeds/000 section 9: also timeouts, lost connections and every 5xx (opt-in; refused in production
+    /// The original rule: also timeouts, lost connections and every 5xx (opt-in; refused in production
     /// unless `ALLOW_SEED_RELEASE=true`).
     case seed
 
