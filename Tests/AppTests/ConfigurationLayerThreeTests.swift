@@ -80,6 +80,11 @@ import Testing
         (#"{"maxOutputTokens":100}"#, "needs a known dialect"),
         (#"{"dialect":"openai-chat","maxOutputTokens":0}"#, "maxOutputTokens must be"),
         (
+            #"{"dialect":"gemini-generate","maxOutputTokens":9,"upstreamPath":"/v1beta/models/gemini-2.5-pro:generateContent","models":["gemini-2.5-flash"]}"#,
+            "not in models"
+        ),
+        (#"{"dialect":"gemini-generate","maxOutputTokens":9,"upstreamPath":"/v1/generate"}"#, "upstreamPath must be"),
+        (
             #"{"dialect":"openai-chat","maxOutputTokens":9,"models":["a","b"],"prices":{"a":{"inputPerMTok":1,"outputPerMTok":1}}}"#,
             "prices has no entry for b"
         ),

@@ -206,6 +206,17 @@ extension SettingsReader {
                 )
             }
         }
+        if route.dialect == .geminiGenerate {
+            // Gemini names the model in the path: a path that names none, or one outside `models`, could
+            // only be refused on every call.
+            if let method = GeminiMethod(upstreamPath: route.upstreamPath) {
+                if let models = route.models, !models.contains(method.model) {
+                    errors.append("upstreamPath names model \(method.model), which is not in models")
+                }
+            } else {
+                errors.append("upstreamPath must be /…/models/{model}:generateContent with dialect gemini-generate")
+            }
+        }
         if route.dialect.isKnown {
             if route.maxOutputTokens == nil {
                 errors.append("maxOutputTokens is required with dialect \(route.dialect.rawValue)")
