@@ -313,21 +313,25 @@ extension WriteCheck {
 
     static let ceilingReserve = WriteCheck(
         "ceiling_reserve",
-        "ceiling reserve",
+        "ceiling reserve (one call and its worst case, 700 µ$)",
         match: { ids in "AI_BUDGET#\(ids.day)" },
         run: { context in
             try await context.arm()
-            let reservation = try await DynamoCeilingStore(table: context.writer).reserve(
+            let attempt = try await DynamoCeilingStore(table: context.writer).reserve(
                 day: context.ids.day,
-                limit: 10
+                limit: 10,
+                worstCaseMicros: 700,
+                budgetMicros: 1_000_000
             )
-            let calls = try await context.count(Keys.ceiling(context.ids.day), "calls")
-            guard let reservation else {
+            let row = try await context.row(Keys.ceiling(context.ids.day))
+            let calls = Int(row?["calls"]?.intValue ?? 0)
+            let cost = Int(row?["cost"]?.intValue ?? 0)
+            guard case .reserved(let reservation) = attempt else {
                 return Observation(correct: false, text: "the first call was refused (calls \(calls))")
             }
             return Observation(
-                correct: calls == 1 && reservation.used == 1,
-                text: "one call counted as \(calls) (reported used \(reservation.used))"
+                correct: calls == 1 && cost == 700 && reservation.used == 1,
+                text: "one call counted as \(calls), cost \(cost) (reported used \(reservation.used))"
             )
         }
     )

@@ -57,7 +57,7 @@ extension Runner {
                 method: "parallel",
                 outcome: "harness error: \(error)",
                 control: "-",
-                note: note
+                note: false  // an error (e.g. a ceiling over its budget) is never a known limit
             )
         }
     }
@@ -200,6 +200,32 @@ extension Runner {
                     try await DynamoCeilingStore(table: table).reserve(day: ids.day, limit: k) != nil
                 },
                 stored: { ids in (Int(try await harness.row(Keys.ceiling(ids.day))?["calls"]?.intValue ?? -1), "calls")
+                }
+            )
+        )
+        let budget: Int64 = 6_000
+        lines.append(
+            await race(
+                "money ceiling of 6 worst cases (1,000 µ$) under 18 parallel reservations",
+                racers: 18,
+                expected: 6,
+                resend: resend,
+                note: resend,
+                prepare: { _ in },
+                attempt: { table, ids in
+                    let attempt = try await DynamoCeilingStore(table: table).reserve(
+                        day: ids.day,
+                        limit: 0,
+                        worstCaseMicros: 1_000,
+                        budgetMicros: budget
+                    )
+                    if case .reserved = attempt { return true }
+                    return false
+                },
+                stored: { ids in
+                    let cost = try await harness.row(Keys.ceiling(ids.day))?["cost"]?.intValue ?? -1
+                    guard cost <= budget else { throw HarnessError("cost \(cost) over the budget \(budget)") }
+                    return (Int(cost / 1_000), "cost / worst case")
                 }
             )
         )
