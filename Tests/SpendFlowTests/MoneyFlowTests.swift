@@ -244,4 +244,35 @@ struct MoneyFlowTests {
         let total = try await Self.total(app)
         #expect(total.calls == 4 && total.cost == 4 * Self.settledMicros)
     }
+
+    @Test func aStreamedAnswerIsSettledFromItsEvents() async throws {
+        let provider = ProviderCase.all[2]
+        let events = """
+            event: message_start
+            data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],\
+            "model":"claude-sonnet-4-5","usage":{"input_tokens":10,"cache_creation_input_tokens":0,\
+            "cache_read_input_tokens":0,"output_tokens":1}}}
+
+            event: content_block_delta
+            data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}
+
+            event: message_delta
+            data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":20}}
+
+            event: message_stop
+            data: {"type":"message_stop"}
+
+
+            """
+        let upstream = try PricedUpstream(answer: events)
+        let app = try await Self.app(provider, upstream: upstream, budgetUSD: "100")
+        let streamed =
+            #"{"model":"claude-sonnet-4-5","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"Hi"}]}"#
+        try await app.test { client in
+            let response = try await Self.call(client, streamed)
+            #expect(response.status == 200)
+        }
+        #expect(app.decisions.last?["usage"] == "read")
+        #expect(try await Self.total(app).cost == Self.settledMicros)
+    }
 }

@@ -13,6 +13,8 @@ package struct CallBound: Sendable, Hashable {
     package let body: [UInt8]
     /// The model the provider will run (nil for `opaque`).
     package let model: String?
+    /// Whether the provider answers with server-sent events (the gate buffers them and reads their usage).
+    package var streams = false
     /// The model's prices, when the route prices it.
     package let price: ModelPrice?
     /// The input side of the worst case, in base-price tokens.
@@ -47,19 +49,27 @@ package struct CallBound: Sendable, Hashable {
             let price = prepared.model.flatMap { route.prices[$0] }
             let input = prepared.inputTokenBound(maxInputTokens: route.maxInputTokens)
             let output = prepared.maxOutputTokens ?? policy.maxOutputTokens
-            return .success(
-                CallBound(
-                    body: prepared.body,
-                    model: prepared.model,
-                    price: price,
-                    inputBound: input,
-                    maxOutputTokens: output,
-                    worstCaseMicros: price.map {
-                        Cost.worstCase(inputTokens: input, maxOutputTokens: output, price: $0)
-                    }
-                )
+            var bound = CallBound(
+                body: prepared.body,
+                model: prepared.model,
+                price: price,
+                inputBound: input,
+                maxOutputTokens: output,
+                worstCaseMicros: price.map { Cost.worstCase(inputTokens: input, maxOutputTokens: output, price: $0) }
             )
+            bound.streams = prepared.streams
+            return .success(bound)
         }
+    }
+
+    /// The usage the provider reported in its (buffered) answer: the JSON body, or for a streamed call
+    /// the final usage of its server-sent events; nil when there is none (the reservation is then kept).
+    package func usage(in answer: [UInt8], dialect: Dialect) -> Usage? {
+        guard streams else { return dialect.usage(fromAnswer: answer) }
+        var stream = StreamUsage(dialect: dialect)
+        stream.feed(answer)
+        stream.finish()
+        return stream.usage
     }
 
     /// What the reported usage costs; nil without a price.

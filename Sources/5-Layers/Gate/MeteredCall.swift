@@ -260,7 +260,7 @@ package struct MeteredCall: Sendable {
         logger: Logger
     ) async {
         guard route.dialect.isKnown else { return }
-        guard let usage = route.dialect.usage(fromAnswer: answer) else {
+        guard let usage = bound.usage(in: answer, dialect: route.dialect) else {
             record.fields["usage"] = .string("missing")
             return
         }
