@@ -68,7 +68,7 @@ let package = Package(
             in: "Sources/5-Layers",
             [
                 "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "Dialects", "AttestCore",
             ]
         ),
         module("LambdaRuntime", in: "Sources/5-Layers", ["HTTPClient", "AttestCore"]),
@@ -77,7 +77,7 @@ let package = Package(
             in: "Sources/6-App",
             [
                 "Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "AWSJSON", "AppAttest", "PlayIntegrity",
-                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "Dialects", "AttestCore",
             ]
         ),
         .executableTarget(
@@ -185,7 +185,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
-        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
+        tests("AppTests", ["App", "Gate", "Dialects", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
             ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],

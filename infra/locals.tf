@@ -36,6 +36,8 @@ locals {
       DEVICECHECK_PRIVATE_KEY_SECRET_ARN = local.devicecheck_enabled ? aws_secretsmanager_secret.devicecheck_key[0].arn : ""
       DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
+      AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
+      ALLOW_SEED_RELEASE                 = var.allow_seed_release ? "true" : ""
       BUDGET_TIMEZONE                    = var.budget_timezone
       PAID_CLAIM                         = var.paid_claim
       UPSTREAM_URL                       = var.upstream_url

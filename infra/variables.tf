@@ -220,6 +220,18 @@ variable "ai_daily_call_budget" {
   default     = 5000
 }
 
+variable "ai_daily_cost_budget_usd" {
+  description = "AI_DAILY_COST_BUDGET_USD: ceiling in US dollars on the worst cases of unpaid calls per day (every route needs a known dialect, models and prices); \"0\" = none."
+  type        = string
+  default     = "0"
+}
+
+variable "allow_seed_release" {
+  description = "ALLOW_SEED_RELEASE: let a route use `release = \"seed\"` (timed-out calls given back) in production."
+  type        = bool
+  default     = false
+}
+
 variable "budget_timezone" {
   description = "BUDGET_TIMEZONE: IANA zone in which budget days and a guest's first day start."
   type        = string
@@ -244,7 +256,7 @@ variable "upstream_auth_header" {
 }
 
 variable "routes" {
-  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes). Each becomes an API Gateway route and, through `feature`, the `route` dimension of its metrics."
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices). Each becomes an API Gateway route and, through `feature`, the `route` dimension of its metrics."
   type = list(object({
     method           = string
     path             = string
@@ -255,6 +267,16 @@ variable "routes" {
     onUnavailable    = optional(string)
     upstreamPath     = optional(string)
     maxResponseBytes = optional(number)
+    # Issue 15: what is released, the request's bounds, the dialect and the money ceiling's prices.
+    release           = optional(string)
+    releaseStatuses   = optional(list(number))
+    maxRequestBytes   = optional(number)
+    upstreamTimeoutMs = optional(number)
+    dialect           = optional(string)
+    models            = optional(list(string))
+    maxOutputTokens   = optional(number)
+    maxInputTokens    = optional(number)
+    prices            = optional(map(object({ inputPerMTok = number, outputPerMTok = number })))
   }))
   default = [
     { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },

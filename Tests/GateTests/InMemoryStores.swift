@@ -7,7 +7,9 @@ import Synchronization
 /// `StoreContractTests` runs the same checks against both).
 final class InMemoryAllowanceStore: AllowanceStore {
     let counts = Mutex<[String: Int]>([:])
+    let released = Mutex<Set<String>>([])
     let failing = Atomic<Bool>(false)
+    let minted = Atomic<Int>(0)
 
     func key(_ subject: Subject, _ feature: String, _ day: String) -> String {
         "\(subject.partitionKey)|\(feature)|\(day)"
@@ -15,44 +17,82 @@ final class InMemoryAllowanceStore: AllowanceStore {
 
     func reserve(subject: Subject, feature: String, day: String, limit: Int) async throws -> AllowanceReservation? {
         if failing.load(ordering: .relaxed) { throw StoreError("store.test_failure") }
+        let callID = "a\(minted.add(1, ordering: .relaxed).newValue)"
         return counts.withLock { counts in
             let used = counts[key(subject, feature, day), default: 0]
             guard used < limit else { return nil }
             counts[key(subject, feature, day)] = used + 1
-            return AllowanceReservation(subject: subject, feature: feature, day: day, remaining: limit - used - 1)
+            return AllowanceReservation(
+                subject: subject,
+                feature: feature,
+                day: day,
+                remaining: limit - used - 1,
+                callID: callID
+            )
         }
     }
 
     /// As `DayCounter.give`: one back only while the count is above zero.
     func release(_ reservation: AllowanceReservation) async throws {
-        counts.withLock { counts in
-            let key = key(reservation.subject, reservation.feature, reservation.day)
-            if let used = counts[key], used > 0 { counts[key] = used - 1 }
+        // As the DynamoDB store: once per call ID, and only while the count holds the unit.
+        released.withLock { released in
+            counts.withLock { counts in
+                let key = key(reservation.subject, reservation.feature, reservation.day)
+                guard !released.contains(reservation.callID), let used = counts[key], used > 0 else { return }
+                released.insert(reservation.callID)
+                counts[key] = used - 1
+            }
         }
     }
 }
 
 /// The ceiling row in memory.
 final class InMemoryCeilingStore: CeilingStore {
-    struct Row { var used = 0, warned = false }
+    struct Row { var used = 0, warned = false, cost: Int64 = 0, costWarned = false }
     let rows = Mutex<[String: Row]>([:])
+    let givenBack = Mutex<Set<String>>([])
     let failing = Atomic<Bool>(false)
+    let minted = Atomic<Int>(0)
 
-    func reserve(day: String, limit: Int) async throws -> CeilingReservation? {
+    func reserve(day: String, limit: Int, worstCaseMicros: Int64, budgetMicros: Int64) async throws -> CeilingAttempt {
         if failing.load(ordering: .relaxed) { throw StoreError("store.test_failure") }
+        let callID = "c\(minted.add(1, ordering: .relaxed).newValue)"
         return rows.withLock { rows in
             var row = rows[day, default: Row()]
-            guard row.used < limit else { return nil }
+            if limit > 0, row.used >= limit { return .callsReached }
+            if budgetMicros > 0, row.cost + worstCaseMicros > budgetMicros { return .costReached }
             row.used += 1
+            row.cost += worstCaseMicros
             rows[day] = row
-            return CeilingReservation(day: day, used: row.used, warned: row.warned)
+            return .reserved(
+                CeilingReservation(
+                    day: day,
+                    used: row.used,
+                    warned: row.warned,
+                    callID: callID,
+                    costMicros: worstCaseMicros,
+                    costUsed: row.cost,
+                    costWarned: row.costWarned
+                )
+            )
         }
     }
 
-    /// As `DayCounter.give`: one back only while the count is above zero.
-    func release(_ reservation: CeilingReservation) async throws {
-        rows.withLock { rows in
-            if let row = rows[reservation.day], row.used > 0 { rows[reservation.day]?.used -= 1 }
+    /// As the DynamoDB store: once per call ID; a positive amount only while the row holds it (else nothing
+    /// applies and no marker is left); a negative amount adds.
+    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool {
+        givenBack.withLock { givenBack in
+            rows.withLock { rows in
+                if givenBack.contains(reservation.callID) { return true }
+                var row = rows[reservation.day, default: Row()]
+                if calls > 0, row.used < calls { return false }
+                if micros > 0, row.cost < micros { return false }
+                row.used -= calls
+                row.cost -= micros
+                rows[reservation.day] = row
+                givenBack.insert(reservation.callID)
+                return true
+            }
         }
     }
 
@@ -64,7 +104,16 @@ final class InMemoryCeilingStore: CeilingStore {
         }
     }
 
+    func claimCostWarning(day: String) async throws -> Bool {
+        rows.withLock { rows in
+            if rows[day, default: Row()].costWarned { return false }
+            rows[day, default: Row()].costWarned = true
+            return true
+        }
+    }
+
     func used(_ day: String) -> Int { rows.withLock { $0[day]?.used ?? 0 } }
+    func cost(_ day: String) -> Int64 { rows.withLock { $0[day]?.cost ?? 0 } }
 }
 
 /// Challenges and first-seen days in memory (no expiry logic: the DynamoDB store's tests cover that).

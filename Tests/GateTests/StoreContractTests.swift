@@ -122,9 +122,27 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         let fixture = try await StoreKind.Fixture(kind)
         let store = allowances(fixture)
         let unit = try #require(try await store.reserve(subject: device, feature: "tutor", day: Self.day, limit: 2))
-        for _ in 0..<3 { try await store.release(unit) }
+        // The unit's own release, resent, then releases under other call IDs: one unit back in all.
+        for _ in 0..<2 { try await store.release(unit) }
+        for index in 0..<2 {
+            try await store.release(
+                AllowanceReservation(
+                    subject: unit.subject,
+                    feature: unit.feature,
+                    day: unit.day,
+                    remaining: unit.remaining,
+                    callID: "other-\(index)"
+                )
+            )
+        }
         // A release on a row never reserved gives no credit either.
-        let never = AllowanceReservation(subject: .user("never"), feature: "tutor", day: Self.day, remaining: 0)
+        let never = AllowanceReservation(
+            subject: .user("never"),
+            feature: "tutor",
+            day: Self.day,
+            remaining: 0,
+            callID: "never-reserved"
+        )
         try await store.release(never)
         var admitted = 0
         for _ in 0..<4 {

@@ -4,9 +4,11 @@ package import HTTPClient
 /// The paid AI API over HTTP: the client's body goes to `UPSTREAM_URL` + the route's `upstreamPath`
 /// with the server-held key.
 ///
-/// Outcomes (docs/api.md section 7): a provider that answered is passed on, status and body; a timeout,
-/// a connection failure, 429 or 5xx is `notAnswered` (not billed: the caller releases its units and
-/// answers 504 or 502 `upstream_unavailable`).
+/// Outcomes: a provider that answered is `answered` with its status and body, whatever the status (the
+/// route's release policy judges 429/503/5xx); a failure says how far the request got, from libcurl's
+/// own account (`HTTPError.Stage`): `notSent` only when no request byte was written, `timedOut` or `lost`
+/// once it was, `cut` once a response byte arrived. Unknown progress counts as sent, so an unclear
+/// failure never gives units back (docs/gate.md, "What is released").
 package struct HTTPUpstream: UpstreamCalling {
     private let baseURL: String
     private let authHeader: String
@@ -46,26 +48,26 @@ package struct HTTPUpstream: UpstreamCalling {
             connectTimeout: min(connectTimeout, timeout),
             maxResponseBytes: route.maxResponseBytes
         )
-        let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            let response = try await transport.send(request)
+            return .answered(
+                status: response.status,
+                contentType: response.header("content-type"),
+                body: response.body
+            )
         } catch let error as HTTPError {
-            if error.reason == .responseTooLarge {
-                // The provider did the work (and billed it); only its answer is too big to pass on,
-                // so the units stay spent and the client gets the same refusal shape.
-                return .answered(
-                    status: 502,
-                    contentType: "application/json",
-                    body: Array(#"{"error":"upstream_unavailable"}"#.utf8)
-                )
-            }
-            return .notAnswered(timedOut: error.reason == .timeout, reason: error.reason.slug)
+            return .failed(Self.failure(error), reason: error.reason.slug)
         } catch {
-            return .notAnswered(timedOut: false, reason: "http.failed")
+            return .failed(.lost, reason: "http.failed")
         }
-        if response.status == 429 || response.status >= 500 {
-            return .notAnswered(timedOut: false, reason: "upstream.status_\(response.status)")
+    }
+
+    static func failure(_ error: HTTPError) -> UpstreamFailure {
+        if error.reason == .responseTooLarge { return .tooLarge }
+        switch error.stage {
+        case .notSent: return .notSent
+        case .responseStarted: return error.reason == .timeout ? .timedOut : .cut
+        case .sent, .unknown: return error.reason == .timeout || error.reason == .cancelled ? .timedOut : .lost
         }
-        return .answered(status: response.status, contentType: response.header("content-type"), body: response.body)
     }
 }

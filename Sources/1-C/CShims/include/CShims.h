@@ -20,6 +20,7 @@ typedef int (*cshim_curl_xferinfo_cb)(
     void *_Nullable userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 CURLcode cshim_curl_setopt_xferinfo_cb(CURL *_Nonnull handle, cshim_curl_xferinfo_cb _Nonnull callback);
 CURLcode cshim_curl_getinfo_long(CURL *_Nonnull handle, CURLINFO info, long *_Nonnull value);
+CURLcode cshim_curl_getinfo_off_t(CURL *_Nonnull handle, CURLINFO info, curl_off_t *_Nonnull value);
 CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);
 curl_version_info_data *_Nonnull cshim_curl_version_info_now(void);
 
