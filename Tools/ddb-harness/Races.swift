@@ -64,6 +64,7 @@ extension Runner {
     func races() async -> [Line] {
         var lines: [Line] = []
         for resend in [false, true] { lines += await races(resend: resend) }
+        lines += await counterRaces()
         return lines
     }
 

@@ -23,6 +23,10 @@ package struct DeviceCheckResult: Sendable, Hashable, CustomStringConvertible {
         package static let serviceUnavailable = Reason("devicecheck.unavailable")
         /// Signing our JWT failed.
         package static let signingFailed = Reason("devicecheck.signing_failed")
+        /// The device ID's daily DeviceCheck budget is spent; Apple was not called.
+        package static let budgetExhausted = Reason("devicecheck.budget_exhausted")
+        /// The budget's store failed; Apple was not called.
+        package static let budgetStoreFailed = Reason("devicecheck.budget_store_failed")
         /// Another status: not shown to be ours, so it must not open the gate.
         package static let refused = Reason("devicecheck.refused")
     }

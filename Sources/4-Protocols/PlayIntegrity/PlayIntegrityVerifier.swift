@@ -124,7 +124,8 @@ package struct PlayIntegrityVerifier: Sendable {
                 HTTPHeader("Accept", "application/json"),
             ],
             body: JSONValue.object(["integrityToken": .string(token)]).serializedBytes,
-            timeout: configuration.decodeTimeout,
+            // Never past the invocation's deadline, at most `configuration.decodeTimeout`.
+            timeout: Deadline.timeout(atMost: configuration.decodeTimeout),
             maxResponseBytes: 256 * 1024
         )
         let response: HTTPResponse

@@ -15,6 +15,9 @@ package struct MeteredRoute: Sendable, Hashable {
     package var maxResponseBytes: Int
     /// Require `MEETS_STRONG_INTEGRITY` instead of `MEETS_DEVICE_INTEGRITY` on Android.
     package var requireStrongIntegrity: Bool
+    /// `deviceCheckFallback`: whether DeviceCheck (configured globally) may vouch for a call on this route.
+    /// Off by default: DeviceCheck cannot bind a proof to the device ID, so a route must opt in.
+    package var deviceCheckFallback = false
 
     package init(
         method: String = "POST",

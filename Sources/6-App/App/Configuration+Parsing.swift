@@ -60,6 +60,7 @@ extension Configuration {
             )
         }
         deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
+        deviceCheckBudgetPerDevice = reader.number("DEVICECHECK_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
 
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
         if let zone = env["BUDGET_TIMEZONE"] {
@@ -106,6 +107,13 @@ extension Configuration {
                 .trustRootInProduction,
                 "APP_ATTEST_TRUST_ROOT",
                 "a replacement trust root is refused with ATTESTGATE_ENV=production"
+            )
+        }
+        if deviceCheck == nil, let route = routes.first(where: { $0.deviceCheckFallback }) {
+            reader.problem(
+                .invalidRoutes,
+                "ROUTES",
+                "route \(route.feature) sets deviceCheckFallback but DeviceCheck is not configured (DEVICECHECK_KEY_ID)"
             )
         }
         if !hasAttestationProvider, let route = routes.first(where: { $0.mode == .enforce }) {

@@ -8,6 +8,7 @@ extension SettingsReader {
     static let routeFields: Set<String> = [
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
         "maxResponseBytes", "requireStrongIntegrity",
+        "deviceCheckFallback",
     ]
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     /// Lambda's synchronous response limit.
@@ -115,6 +116,13 @@ extension SettingsReader {
                 route.requireStrongIntegrity = strong
             } else {
                 errors.append("requireStrongIntegrity must be true or false")
+            }
+        }
+        if let value = fields["deviceCheckFallback"] {
+            if let fallback = value.boolValue {
+                route.deviceCheckFallback = fallback
+            } else {
+                errors.append("deviceCheckFallback must be true or false")
             }
         }
         return route

@@ -17,6 +17,7 @@ extension Configuration {
                 ]),
                 "upstreamPath": .string(route.upstreamPath), "maxResponseBytes": int(route.maxResponseBytes),
                 "requireStrongIntegrity": .bool(route.requireStrongIntegrity),
+                "deviceCheckFallback": .bool(route.deviceCheckFallback),
             ])
         }
         return .object([
@@ -47,6 +48,7 @@ extension Configuration {
                 .object([
                     "keyId": .string(check.keyID), "privateKey": .string(check.privateKey.summary),
                     "endpoint": .string(deviceCheckEndpoint),
+                    "budgetPerDevice": int(deviceCheckBudgetPerDevice),
                 ])
             } ?? .null,
             "aiDailyCallBudget": int(aiDailyCallBudget),
