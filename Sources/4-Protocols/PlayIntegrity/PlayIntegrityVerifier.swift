@@ -89,7 +89,7 @@ package struct PlayIntegrityVerifier: Sendable {
         )
         switch policies.evaluate(payload, now: now) {
         case .pass: return .genuine
-        case .fail(let reason): return .rejected(reason)
+        case .fail(let reason, _): return .rejected(reason)
         }
     }
 

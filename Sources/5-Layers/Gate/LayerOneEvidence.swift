@@ -299,7 +299,7 @@ package struct LayerOneEvidence: EvidenceSource {
             deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
             now: now
         )
-        return ProviderMerge.Answer(result.outcome, reason: result.reason?.slug)
+        return ProviderMerge.Answer(result)
     }
 }
 

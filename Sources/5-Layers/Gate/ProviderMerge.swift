@@ -32,6 +32,11 @@ package enum ProviderMerge {
             self.reason = reason
         }
 
+        /// A verifier's result as the merge takes it: its outcome and its reason's slug.
+        package init<Reason>(_ result: VerifierResult<Reason>) {
+            self.init(result.outcome, reason: result.reason?.slug)
+        }
+
         package static let genuine = Answer(.genuine)
         package static func rejected(_ reason: String) -> Answer { Answer(.rejected, reason: reason) }
         package static func unavailable(_ reason: String) -> Answer { Answer(.unavailable, reason: reason) }

@@ -52,6 +52,6 @@ struct DeviceCheckFallback: FallbackDeviceCheck {
         guard let result = await provider.check(token: token, deviceID: deviceID, now: now) else {
             return .rejected("devicecheck.off")
         }
-        return ProviderMerge.Answer(result.outcome, reason: result.reason?.slug)
+        return ProviderMerge.Answer(result)
     }
 }
