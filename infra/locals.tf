@@ -35,6 +35,7 @@ locals {
       DEVICECHECK_KEY_ID                 = var.devicecheck_key_id
       DEVICECHECK_PRIVATE_KEY_SECRET_ARN = local.devicecheck_enabled ? aws_secretsmanager_secret.devicecheck_key[0].arn : ""
       DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
+      DEVICECHECK_BUDGET_PER_DEVICE      = tostring(var.devicecheck_budget_per_device)
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
       BUDGET_TIMEZONE                    = var.budget_timezone
       PAID_CLAIM                         = var.paid_claim
