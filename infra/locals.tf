@@ -35,6 +35,7 @@ locals {
       DEVICECHECK_KEY_ID                 = var.devicecheck_key_id
       DEVICECHECK_PRIVATE_KEY_SECRET_ARN = local.devicecheck_enabled ? aws_secretsmanager_secret.devicecheck_key[0].arn : ""
       DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
+      DEVICECHECK_BUDGET_PER_DEVICE      = tostring(var.devicecheck_budget_per_device)
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
       AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
       ALLOW_SEED_RELEASE                 = var.allow_seed_release ? "true" : ""

@@ -206,6 +206,12 @@ variable "devicecheck_key_id" {
   default     = ""
 }
 
+variable "devicecheck_budget_per_device" {
+  description = "DEVICECHECK_BUDGET_PER_DEVICE: DeviceCheck queries one device ID may cost per UTC day (only routes with deviceCheckFallback ask)."
+  type        = number
+  default     = 30
+}
+
 variable "devicecheck_endpoint" {
   description = "DEVICECHECK_ENDPOINT: DeviceCheck API base URL (empty: the product default)."
   type        = string

@@ -29,6 +29,7 @@ Control (same port):
                             {"token": T, "fixture": "decode_standard_pass_minimal.json"}  body); "status": N
                                                         makes that token answer with an error status instead
   POST /control/devicecheck {"token": T, "valid": true} register a DeviceCheck device token; {"status": N} for all
+                                                 requests; {"hang": S} waits S seconds before every answer
   GET  /control/stats       counts of requests per endpoint and decodes per token
   POST /control/reset       forget modes, verdicts and counters (issued access tokens stay valid)
 
@@ -200,6 +201,7 @@ class State:
         self.verdicts = {}
         self.devicecheck_tokens = {}
         self.devicecheck_status = 200
+        self.devicecheck_hang = 0
         self.stats = {"token_requests": 0, "tokens_issued": 0, "token_refusals": {}, "decode_requests": 0,
                       "decodes_by_token": {}, "devicecheck_requests": 0}
 
@@ -335,7 +337,9 @@ class Handler(BaseHTTPRequestHandler):
     def devicecheck(self, raw):
         with self.state.lock:
             self.state.stats["devicecheck_requests"] += 1
-            status = self.state.devicecheck_status
+            status, hang = self.state.devicecheck_status, self.state.devicecheck_hang
+        if hang:
+            time.sleep(hang)
         if status != 200:
             return self.reply(status, b"forced by the fake")
         public = self.config.get("ec_public")
@@ -395,6 +399,8 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/control/devicecheck":
                 if "status" in body:
                     self.state.devicecheck_status = int(body["status"])
+                if "hang" in body:
+                    self.state.devicecheck_hang = float(body["hang"])
                 if "token" in body:
                     self.state.devicecheck_tokens[body["token"]] = bool(body.get("valid", True))
             else:

@@ -22,7 +22,31 @@ final class ClosureTransport: HTTPTransport {
     var sent: [HTTPRequest] { requests.withLock { $0 } }
 }
 
+/// An in-memory daily budget: `limit` queries per device ID, or a failing store.
+final class CountingBudget: DeviceCheckBudget {
+    private let spent = Mutex<[String: Int]>([:])
+    let limit: Int
+    let fails: Bool
+
+    init(limit: Int = 30, fails: Bool = false) {
+        self.limit = limit
+        self.fails = fails
+    }
+
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
+        if fails { throw HTTPError(.connectFailed) }
+        return spent.withLock { counts in
+            guard counts[deviceID, default: 0] < limit else { return .exhausted }
+            counts[deviceID, default: 0] += 1
+            return .spent
+        }
+    }
+
+    func count(_ deviceID: String) -> Int { spent.withLock { $0[deviceID, default: 0] } }
+}
+
 @Suite struct DeviceCheckTests {
+    static let deviceID = "6f1c2a3b-4d5e-4f60-8a7b-8c9d0e1f2a3b"
     static let key = try! P256PrivateKey()
     static let now = Date(timeIntervalSince1970: 1_764_500_000)
     static let deviceToken = Bytes.base64(Array(repeating: UInt8(7), count: 600))
@@ -30,7 +54,8 @@ final class ClosureTransport: HTTPTransport {
     static func client(
         _ transport: some HTTPTransport,
         key: P256PrivateKey = key,
-        endpoint: String = "http://127.0.0.1:9"
+        endpoint: String = "http://127.0.0.1:9",
+        budget: any DeviceCheckBudget = CountingBudget()
     )
         -> DeviceCheckClient
     {
@@ -38,6 +63,7 @@ final class ClosureTransport: HTTPTransport {
             configuration: DeviceCheckConfiguration(teamID: "TEAMID1234", keyID: "KEYID56789", endpoint: endpoint),
             key: key,
             transport: transport,
+            budget: budget,
             random: SecureRandom(),
             logger: Logger(sink: CapturingLogSink())
         )
@@ -45,7 +71,10 @@ final class ClosureTransport: HTTPTransport {
 
     @Test func theRequestCarriesAValidES256JWTAndTheToken() async throws {
         let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
-        #expect(await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now) == .genuine)
+        #expect(
+            await Self.client(transport).validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+                == .genuine
+        )
         let request = try #require(transport.sent.first)
         #expect(request.method == "POST" && request.url == "http://127.0.0.1:9/v1/validate_device_token")
         let authorization = try #require(request.headers.first { $0.name == "Authorization" }?.value)
@@ -78,13 +107,62 @@ final class ClosureTransport: HTTPTransport {
     ])
     func statusMapping(_ status: Int, _ expected: DeviceCheckResult) async {
         let transport = ClosureTransport { _ in HTTPResponse(status: status) }
-        #expect(await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now) == expected)
+        #expect(
+            await Self.client(transport).validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+                == expected
+        )
+    }
+
+    @Test func theDailyBudgetIsSpentPerDeviceAndExhaustedWithoutCallingApple() async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let budget = CountingBudget(limit: 2)
+        let client = Self.client(transport, budget: budget)
+        for _ in 0..<2 {
+            #expect(
+                await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now) == .genuine
+            )
+        }
+        #expect(
+            await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+                == .rejected(.budgetExhausted)
+        )
+        #expect(transport.sent.count == 2)
+        #expect(budget.count(Self.deviceID) == 2)
+        // Another device ID has its own budget; a malformed token costs nothing.
+        let other = "00000000-0000-4000-8000-000000000001"
+        #expect(await client.validate(deviceToken: Self.deviceToken, deviceID: other, now: Self.now) == .genuine)
+        #expect(await client.validate(deviceToken: "x", deviceID: other, now: Self.now) == .rejected(.tokenMalformed))
+        #expect(budget.count(other) == 1)
+    }
+
+    @Test func aFailingBudgetStoreIsUnavailableWithoutCallingApple() async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let client = Self.client(transport, budget: CountingBudget(fails: true))
+        #expect(
+            await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+                == .unavailable(.budgetStoreFailed)
+        )
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func theCallEndsWithinTheInvocationsDeadline() async throws {
+        // Issue 16 point 8: a fixed 3 s whatever the invocation has left let Apple outlive it.
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let client = Self.client(transport)
+        _ = await Deadline.$current.withValue(.after(.milliseconds(800))) {
+            await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+        }
+        let bounded = try #require(transport.sent.last?.timeout)
+        #expect(bounded <= .milliseconds(800) && bounded > .zero)
+        // Without an invocation (tools), the configured cap.
+        _ = await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+        #expect(transport.sent.last?.timeout == .seconds(3))
     }
 
     @Test func transportFailureIsUnavailable() async {
         let transport = ClosureTransport { _ in throw HTTPError(.timeout) }
         #expect(
-            await Self.client(transport).validate(deviceToken: Self.deviceToken, now: Self.now)
+            await Self.client(transport).validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
                 == .unavailable(.serviceUnavailable)
         )
     }
@@ -92,7 +170,10 @@ final class ClosureTransport: HTTPTransport {
     @Test(arguments: ["x", "", "not base64!", String(repeating: "A", count: 8196)])
     func malformedTokensAreRejectedWithoutCallingApple(_ token: String) async {
         let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
-        #expect(await Self.client(transport).validate(deviceToken: token, now: Self.now) == .rejected(.tokenMalformed))
+        #expect(
+            await Self.client(transport).validate(deviceToken: token, deviceID: Self.deviceID, now: Self.now)
+                == .rejected(.tokenMalformed)
+        )
         #expect(transport.sent.isEmpty)
     }
 
@@ -100,38 +181,17 @@ final class ClosureTransport: HTTPTransport {
 
     @Test(arguments: [nil, "x", deviceToken])
     func unconfiguredDeviceCheckAbstainsWhateverTheHeaderSays(_ token: String?) async {
-        #expect(await DeviceCheckProvider.off.check(token: token, now: Self.now) == nil)
+        #expect(await DeviceCheckProvider.off.check(token: token, deviceID: Self.deviceID, now: Self.now) == nil)
         #expect(!DeviceCheckProvider.off.isConfigured)
     }
 
-    @Test func sendingXDeviceCheckTokenXWithDeviceCheckUnconfiguredPassesNothing() async {
-        let answer = await DeviceCheckProvider.off.check(token: "x", now: Self.now)
-        let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: answer?.outcome)
-        #expect(!merged.passes)
-        #expect(merged.outcome != .unavailable)
-        #expect(merged.outcome == nil)
-    }
-
     @Test func configuredDeviceCheckRejectsXAndAbstainsWithoutAToken() async {
+        // What the merge then makes of these answers is GateTests/ProviderMergeTests (the merge lives in Gate).
         let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
         let provider = DeviceCheckProvider(client: Self.client(transport))
-        #expect(await provider.check(token: nil, now: Self.now) == nil)
-        let answer = await provider.check(token: "x", now: Self.now)
+        #expect(await provider.check(token: nil, deviceID: Self.deviceID, now: Self.now) == nil)
+        let answer = await provider.check(token: "x", deviceID: Self.deviceID, now: Self.now)
         #expect(answer == .rejected(.tokenMalformed))
-        #expect(
-            ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: answer?.outcome).outcome == .rejected
-        )
-    }
-
-    @Test func deviceCheckCannotOverrideAnAppAttestRejection() async {
-        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
-        let provider = DeviceCheckProvider(client: Self.client(transport))
-        let merged = await ProviderMerge.evaluate(
-            appAttest: { .rejected },
-            playIntegrity: { nil },
-            deviceCheck: { await provider.check(token: Self.deviceToken, now: Self.now)?.outcome }
-        )
-        #expect(merged.outcome == .rejected && merged.decidedBy == .appAttest)
         #expect(transport.sent.isEmpty)
     }
 
@@ -166,13 +226,22 @@ struct StaticSecret: SecretSource {
         let client = DeviceCheckTests.client(transport, key: key, endpoint: fake.baseURL)
         let token = DeviceCheckTests.deviceToken
         try await fake.control("/control/devicecheck", .object(["token": .string(token)]), transport: transport)
-        #expect(await client.validate(deviceToken: token, now: now) == .genuine)
-        #expect(await client.validate(deviceToken: Bytes.base64([1, 2, 3]), now: now) == .rejected(.tokenRejected))
+        #expect(await client.validate(deviceToken: token, deviceID: DeviceCheckTests.deviceID, now: now) == .genuine)
+        #expect(
+            await client.validate(deviceToken: Bytes.base64([1, 2, 3]), deviceID: DeviceCheckTests.deviceID, now: now)
+                == .rejected(.tokenRejected)
+        )
         // A JWT signed with a key Apple does not know: our side is at fault, unavailable.
         let stranger = DeviceCheckTests.client(transport, key: try P256PrivateKey(), endpoint: fake.baseURL)
-        #expect(await stranger.validate(deviceToken: token, now: now) == .unavailable(.unauthorized))
+        #expect(
+            await stranger.validate(deviceToken: token, deviceID: DeviceCheckTests.deviceID, now: now)
+                == .unavailable(.unauthorized)
+        )
         try await fake.control("/control/devicecheck", .object(["status": .int(503)]), transport: transport)
-        #expect(await client.validate(deviceToken: token, now: now) == .unavailable(.serviceUnavailable))
+        #expect(
+            await client.validate(deviceToken: token, deviceID: DeviceCheckTests.deviceID, now: now)
+                == .unavailable(.serviceUnavailable)
+        )
         #expect(try await fake.stats(transport: transport)["devicecheck_requests"]?.intValue == 4)
     }
 }

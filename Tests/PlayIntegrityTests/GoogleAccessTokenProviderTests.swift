@@ -110,6 +110,16 @@ struct TestServiceAccount: Sendable {
         #expect(TestServiceAccount.shared.key.isValidRS256Signature(signature, for: signingInput))
     }
 
+    @Test func theTokenRequestEndsWithinTheInvocationsDeadline() async throws {
+        // Issue 16 point 8: a fixed 5 s whatever the invocation has left let Google outlive it.
+        let rig = Rig(endpoint: TokenEndpoint(expiresIn: 120))
+        _ = try await Deadline.$current.withValue(.after(.milliseconds(600))) { try await rig.token(at: 0) }
+        let bounded = try #require(rig.transport.sent.last?.timeout)
+        #expect(bounded <= .milliseconds(600) && bounded > .zero)
+        _ = try await rig.token(at: 3600)
+        #expect(rig.transport.sent.count == 2 && rig.transport.sent.last?.timeout == .seconds(5))
+    }
+
     @Test func theAccessTokenIsCachedUntilSixtySecondsBeforeExpiry() async throws {
         let rig = Rig(endpoint: TokenEndpoint(expiresIn: 3600))
         #expect(try await rig.token(at: 0) == "token-1")

@@ -156,6 +156,16 @@ import Testing
         #expect(rig.tokens.discards == 1)
     }
 
+    @Test func theDecodeEndsWithinTheInvocationsDeadline() async throws {
+        // Issue 16 point 8: a fixed 5 s whatever the invocation has left let Google outlive it.
+        let rig = Rig(respond: Self.fixtureResponse("decode_standard_pass_minimal.json"))
+        _ = await Deadline.$current.withValue(.after(.milliseconds(700))) { await rig.verify() }
+        let bounded = try #require(rig.transport.sent.last?.timeout)
+        #expect(bounded <= .milliseconds(700) && bounded > .zero)
+        _ = await rig.verify()
+        #expect(rig.transport.sent.last?.timeout == .seconds(5))
+    }
+
     @Test func transportFailureIsUnavailable() async {
         let rig = Rig { _ in throw HTTPError(.timeout, detail: "test") }
         #expect(await rig.verify() == .unavailable(.decodeTransport))

@@ -11,7 +11,7 @@ import Testing
         expectedHash: String = Fixture.requestHash,
         level: DeviceIntegrityLevel? = nil,
         now: Date = Fixture.now
-    ) throws -> PolicyResult {
+    ) throws -> VerdictResult {
         let payload = try IntegrityPayload(decodeResponse: document)
         return VerdictPolicies.standard(configuration, expectedRequestHash: expectedHash, deviceIntegrity: level)
             .evaluate(payload, now: now)
@@ -22,7 +22,7 @@ import Testing
     // MARK: Every fixture response
 
     @Test(arguments: [
-        ("decode_standard_pass_minimal.json", PolicyResult.pass),
+        ("decode_standard_pass_minimal.json", VerdictResult.pass),
         ("decode_standard_pass_all_optin.json", .pass),
         ("decode_forward_compat_unknown_fields.json", .pass),
         ("decode_standard_virtual_integrity.json", .fail(.deviceIntegrityInsufficient)),
@@ -32,7 +32,7 @@ import Testing
         ("decode_testing_response.json", .fail(.testingResponse)),
         ("decode_classic_doc_example.json", .fail(.requestHashMissing)),
     ])
-    func fixtureVerdicts(_ name: String, _ expected: PolicyResult) throws {
+    func fixtureVerdicts(_ name: String, _ expected: VerdictResult) throws {
         #expect(try Self.evaluate(try Fixture.json(name)) == expected)
     }
 

@@ -66,6 +66,7 @@ extension Runner {
         var lines: [Line] = []
         for resend in [false, true] { lines += await races(resend: resend) }
         lines.append(await releaseRace(releasers: 8))
+        lines += await counterRaces()
         return lines
     }
 

@@ -10,3 +10,13 @@ extension Deadline {
         current ?? .after(fallback)
     }
 }
+
+extension Deadline {
+    /// The total timeout for one outbound call allowed at most `cap`: never past the current work's deadline
+    /// when one is set (the Lambda invocation's), so a provider that hangs cannot outlive the invocation.
+    /// Zero or negative once the deadline has passed (the transport then times out at once).
+    package static func timeout(atMost cap: Duration) -> Duration {
+        guard let current else { return cap }
+        return min(cap, current.remaining)
+    }
+}

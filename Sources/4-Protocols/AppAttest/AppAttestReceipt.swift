@@ -1,3 +1,4 @@
+internal import AttestCore
 package import Crypto
 package import FoundationEssentials
 
@@ -80,7 +81,7 @@ package struct AppAttestReceipt: Sendable, Hashable {
         clientDataHash: [UInt8],
         environment: AppAttestEnvironment,
         credentialCertificateDER: [UInt8]? = nil
-    ) -> PolicyResult {
+    ) -> AttestationCheckResult {
         guard appIds.contains(where: { $0.string == appId }) else { return .fail(.receiptAppIdMismatch) }
         guard (self.environment == "sandbox") == (environment == .development) else {
             return .fail(.receiptEnvironmentMismatch, detail: self.environment ?? "absent")

@@ -1,3 +1,4 @@
+internal import AttestCore
 internal import Crypto
 package import FoundationEssentials
 

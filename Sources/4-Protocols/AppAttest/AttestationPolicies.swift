@@ -1,3 +1,4 @@
+internal import AttestCore
 internal import CBOR
 internal import Crypto
 
@@ -11,7 +12,7 @@ struct CertificateChainPolicy: AttestationPolicy {
     let verifier: CertificateChainVerifier
     let cache: IntermediateCache
 
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         guard evidence.leafKey?.curve == .p256, evidence.intermediateIsP384 else {
             return .fail(.keyUnsupported, detail: "leaf must be P-256 and intermediate P-384")
         }
@@ -34,7 +35,7 @@ struct CertificateChainPolicy: AttestationPolicy {
 
 /// Steps 2-4: `nonce = SHA-256(authData ‖ clientDataHash)` equals the leaf's nonce extension.
 struct NoncePolicy: AttestationPolicy {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         guard let value = evidence.leaf.extensionValue(oid: NonceExtension.oid) else { return .fail(.nonceMissing) }
         guard let nonce = NonceExtension.nonce(fromExtensionValue: value) else { return .fail(.nonceMalformed) }
         let expected = Digest.sha256(parts: [evidence.object.authenticatorDataBytes, evidence.clientDataHash])
@@ -44,7 +45,7 @@ struct NoncePolicy: AttestationPolicy {
 
 /// Step 5: the key id is SHA-256 of the leaf key's X9.62 uncompressed point.
 struct KeyIdPolicy: AttestationPolicy {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         guard let key = evidence.leafKey else { return .fail(.keyUnsupported) }
         return ConstantTime.equal(Digest.sha256(key.x962Representation), evidence.keyId) ? .pass : .fail(.keyIdMismatch)
     }
@@ -54,7 +55,7 @@ struct KeyIdPolicy: AttestationPolicy {
 struct AppIdPolicy: AttestationPolicy {
     let appIds: [AppID]
 
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         let rpIdHash = evidence.authenticatorData.rpIdHash
         return appIds.contains { ConstantTime.equal($0.rpIdHash, rpIdHash) } ? .pass : .fail(.appIdMismatch)
     }
@@ -62,7 +63,7 @@ struct AppIdPolicy: AttestationPolicy {
 
 /// Step 7: a fresh key has signed nothing yet.
 struct CounterZeroPolicy: AttestationPolicy {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         evidence.authenticatorData.counter == 0
             ? .pass : .fail(.counterNotZero, detail: "\(evidence.authenticatorData.counter)")
     }
@@ -72,14 +73,14 @@ struct CounterZeroPolicy: AttestationPolicy {
 struct AaguidPolicy: AttestationPolicy {
     let environment: AppAttestEnvironment
 
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         evidence.authenticatorData.attestedCredential?.aaguid == environment.aaguid ? .pass : .fail(.aaguidMismatch)
     }
 }
 
 /// Step 9: the credential id is the key id.
 struct CredentialIdPolicy: AttestationPolicy {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         guard let credentialId = evidence.authenticatorData.attestedCredential?.credentialId else {
             return .fail(.credIdMismatch)
         }
@@ -89,7 +90,7 @@ struct CredentialIdPolicy: AttestationPolicy {
 
 /// The COSE credential key in authenticator data is the leaf's key (EC2, P-256, same x and y).
 struct CredentialKeyPolicy: AttestationPolicy {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult {
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult {
         guard let point = evidence.leafKey?.x962Representation, point.count == 65,
             let cose = evidence.authenticatorData.attestedCredential?.publicKey
         else { return .fail(.credentialKeyMismatch) }

@@ -1,15 +1,13 @@
+package import AttestCore
 internal import Crypto
 internal import FoundationEssentials
 
-/// What one check concludes. Checks return results; only infrastructure throws.
-package enum PolicyResult: Equatable, Sendable {
-    case pass
-    case fail(AppAttestError.Reason, detail: String = "")
-}
+/// What one App Attest check concludes: the verifiers' one `PolicyResult` shape (AttestCore).
+package typealias AttestationCheckResult = PolicyResult<AppAttestError.Reason>
 
 /// One of Apple's attestation validation steps, evaluated over parsed evidence.
 protocol AttestationPolicy: Sendable {
-    func evaluate(_ evidence: AttestationEvidence) -> PolicyResult
+    func evaluate(_ evidence: AttestationEvidence) -> AttestationCheckResult
 }
 
 /// Everything the attestation checks read, parsed once up front.

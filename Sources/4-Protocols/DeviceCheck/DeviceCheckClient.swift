@@ -5,12 +5,16 @@ package import HTTPClient
 
 /// Validates DeviceCheck device tokens (`POST {DEVICECHECK_ENDPOINT}/v1/validate_device_token`).
 ///
-/// 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
-/// `unavailable`. A token that is not base64 or is too long is `rejected` without calling Apple.
+/// Order: a token that is not base64 or is too long is `rejected` without cost; our JWT is signed (a
+/// failure is `unavailable`, the budget untouched); one unit of the device ID's daily budget is spent
+/// (exhausted `rejected`, store error `unavailable`); then Apple is called, within the invocation's
+/// deadline. 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
+/// `unavailable`.
 package struct DeviceCheckClient: Sendable {
     private let configuration: DeviceCheckConfiguration
     private let key: P256PrivateKey
     private let transport: any HTTPTransport
+    private let budget: any DeviceCheckBudget
     private let random: any RandomSource
     private let logger: Logger
 
@@ -18,18 +22,20 @@ package struct DeviceCheckClient: Sendable {
         configuration: DeviceCheckConfiguration,
         key: P256PrivateKey,
         transport: any HTTPTransport,
+        budget: any DeviceCheckBudget,
         random: any RandomSource,
         logger: Logger
     ) {
         self.configuration = configuration
         self.key = key
         self.transport = transport
+        self.budget = budget
         self.random = random
         self.logger = logger
     }
 
-    /// Validates `deviceToken` (`X-Device-Check-Token`) at `now`.
-    package func validate(deviceToken: String, now: Date) async -> DeviceCheckResult {
+    /// Validates `deviceToken` (`X-Device-Check-Token`) for `deviceID` (whose budget pays) at `now`.
+    package func validate(deviceToken: String, deviceID: String, now: Date) async -> DeviceCheckResult {
         guard deviceToken.utf8.count <= DeviceCheckConfiguration.maxTokenCharacters,
             let decoded = Bytes.fromBase64(deviceToken), !decoded.isEmpty
         else { return .rejected(.tokenMalformed) }
@@ -40,6 +46,13 @@ package struct DeviceCheckClient: Sendable {
         } catch {
             logger.warning("devicecheck jwt signing failed", ["reason": .string(error.reason.slug)])
             return .unavailable(.signingFailed)
+        }
+        do {
+            if try await budget.spendOne(deviceID: deviceID, now: now) == .exhausted {
+                return .rejected(.budgetExhausted)
+            }
+        } catch {
+            return .unavailable(.budgetStoreFailed)
         }
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }
@@ -53,7 +66,8 @@ package struct DeviceCheckClient: Sendable {
             url: base + "/v1/validate_device_token",
             headers: [HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json")],
             body: body.serializedBytes,
-            timeout: configuration.timeout,
+            // Never past the invocation's deadline, at most `configuration.timeout`.
+            timeout: Deadline.timeout(atMost: configuration.timeout),
             maxResponseBytes: 16 * 1024
         )
         let response: HTTPResponse

@@ -6,7 +6,7 @@ package struct DeviceCheckConfiguration: Sendable {
     package var keyID: String
     /// `DEVICECHECK_ENDPOINT`.
     package var endpoint: String
-    /// Total time allowed for one call.
+    /// Total time allowed for one call, and never more than the invocation has left.
     package var timeout: Duration
 
     package static let productionEndpoint = "https://api.devicecheck.apple.com"

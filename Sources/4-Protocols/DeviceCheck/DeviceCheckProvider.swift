@@ -17,8 +17,9 @@ package struct DeviceCheckProvider: Sendable {
     package var isConfigured: Bool { client != nil }
 
     /// The provider's answer for the request's `X-Device-Check-Token`, or nil when it abstains.
-    package func check(token: String?, now: Date) async -> DeviceCheckResult? {
+    /// - Parameter deviceID: the validated `X-Device-ID`, whose daily budget a query to Apple spends.
+    package func check(token: String?, deviceID: String, now: Date) async -> DeviceCheckResult? {
         guard let client, let token else { return nil }
-        return await client.validate(deviceToken: token, now: now)
+        return await client.validate(deviceToken: token, deviceID: deviceID, now: now)
     }
 }

@@ -127,7 +127,8 @@ package actor GoogleAccessTokenProvider: AccessTokenSource {
                 HTTPHeader("Accept", "application/json"),
             ],
             body: Array(form.utf8),
-            timeout: configuration.timeout,
+            // Never past the invocation's deadline, at most `configuration.timeout`.
+            timeout: Deadline.timeout(atMost: configuration.timeout),
             maxResponseBytes: 64 * 1024
         )
         let response: HTTPResponse

@@ -17,7 +17,7 @@ package struct PlayIntegrityConfiguration: Sendable {
     package var refuseTestingResponses: Bool
     /// Require `accountDetails.appLicensingVerdict == LICENSED`.
     package var requireLicensed: Bool
-    /// Total time allowed for one decode call.
+    /// Total time allowed for one decode call, and never more than the invocation has left.
     package var decodeTimeout: Duration
 
     package static let defaultEndpoint = "https://playintegrity.googleapis.com"

@@ -89,7 +89,7 @@ package struct PlayIntegrityVerifier: Sendable {
         )
         switch policies.evaluate(payload, now: now) {
         case .pass: return .genuine
-        case .fail(let reason): return .rejected(reason)
+        case .fail(let reason, _): return .rejected(reason)
         }
     }
 
@@ -124,7 +124,8 @@ package struct PlayIntegrityVerifier: Sendable {
                 HTTPHeader("Accept", "application/json"),
             ],
             body: JSONValue.object(["integrityToken": .string(token)]).serializedBytes,
-            timeout: configuration.decodeTimeout,
+            // Never past the invocation's deadline, at most `configuration.decodeTimeout`.
+            timeout: Deadline.timeout(atMost: configuration.decodeTimeout),
             maxResponseBytes: 256 * 1024
         )
         let response: HTTPResponse

@@ -1,15 +1,13 @@
+package import AttestCore
 internal import Crypto
 package import FoundationEssentials
 
-/// The result of one verdict check: checks return results, only infrastructure throws.
-package enum PolicyResult: Sendable, Hashable {
-    case pass
-    case fail(PlayIntegrityError.Reason)
-}
+/// The result of one verdict check: the verifiers' one `PolicyResult` shape (AttestCore).
+package typealias VerdictResult = PolicyResult<PlayIntegrityError.Reason>
 
 /// One check on a decoded payload (integrity verdicts, Android Developers; docs/playintegrity.md).
 package protocol VerdictPolicy: Sendable {
-    func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult
+    func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult
 }
 
 /// `requestDetails.requestPackageName` is our package.
@@ -17,7 +15,7 @@ package struct RequestPackagePolicy: VerdictPolicy {
     package let packageName: String
     package init(packageName: String) { self.packageName = packageName }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let name = payload.requestPackageName else { return .fail(.packageMissing) }
         guard name == packageName else { return .fail(.packageMismatch) }
         if let appName = payload.appPackageName, appName != packageName { return .fail(.packageMismatch) }
@@ -31,7 +29,7 @@ package struct RequestHashPolicy: VerdictPolicy {
     package let expected: String
     package init(expected: String) { self.expected = expected }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let hash = payload.requestHash else { return .fail(.requestHashMissing) }
         guard !expected.isEmpty, ConstantTime.equal(Array(hash.utf8), Array(expected.utf8)) else {
             return .fail(.requestHashMismatch)
@@ -49,7 +47,7 @@ package struct TimestampFreshnessPolicy: VerdictPolicy {
         self.maxSkew = maxSkew
     }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let stamp = payload.timestampMillis else { return .fail(.timestampMissing) }
         let nowMillis = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let (age, overflow) = nowMillis.subtractingReportingOverflow(stamp)
@@ -68,7 +66,7 @@ package struct TimestampFreshnessPolicy: VerdictPolicy {
 package struct AppRecognitionPolicy: VerdictPolicy {
     package init() {}
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let verdict = payload.appRecognitionVerdict else { return .fail(.appVerdictMissing) }
         return verdict == "PLAY_RECOGNIZED" ? .pass : .fail(.appNotRecognized)
     }
@@ -82,7 +80,7 @@ package struct CertificateDigestPolicy: VerdictPolicy {
         self.digests = Set(digests.compactMap(CertificateDigest.normalized).filter { !$0.isEmpty })
     }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let reported = payload.certificateSha256Digest, !reported.isEmpty else {
             return .fail(.certificateDigestMissing)
         }
@@ -98,7 +96,7 @@ package struct DeviceIntegrityPolicy: VerdictPolicy {
     package let level: DeviceIntegrityLevel
     package init(level: DeviceIntegrityLevel) { self.level = level }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let labels = payload.deviceRecognitionVerdict else { return .fail(.deviceVerdictMissing) }
         return labels.contains(where: level.acceptedLabels.contains) ? .pass : .fail(.deviceIntegrityInsufficient)
     }
@@ -108,7 +106,7 @@ package struct DeviceIntegrityPolicy: VerdictPolicy {
 package struct TestingResponsePolicy: VerdictPolicy {
     package init() {}
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard payload.hasTestingDetails else { return .pass }
         // Present but explicitly false is not a test response; anything else is refused.
         return payload.isTestingResponse == false ? .pass : .fail(.testingResponse)
@@ -119,7 +117,7 @@ package struct TestingResponsePolicy: VerdictPolicy {
 package struct LicensingPolicy: VerdictPolicy {
     package init() {}
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         guard let verdict = payload.appLicensingVerdict else { return .fail(.licensingMissing) }
         return verdict == "LICENSED" ? .pass : .fail(.notLicensed)
     }
@@ -150,9 +148,11 @@ package struct VerdictPolicies: Sendable {
         return VerdictPolicies(policies)
     }
 
-    package func evaluate(_ payload: IntegrityPayload, now: Date) -> PolicyResult {
+    package func evaluate(_ payload: IntegrityPayload, now: Date) -> VerdictResult {
         for policy in policies {
-            if case .fail(let reason) = policy.evaluate(payload, now: now) { return .fail(reason) }
+            if case .fail(let reason, let detail) = policy.evaluate(payload, now: now) {
+                return .fail(reason, detail: detail)
+            }
         }
         return .pass
     }

@@ -5,15 +5,34 @@ package struct StoredAppAttestKey: Sendable, Hashable {
     package let publicKey: [UInt8]
     /// The counter of the last accepted assertion (0 right after attestation).
     package let counter: UInt32
-    /// `production` or `development`.
+    /// `production` or `development`: an assertion is accepted only in the environment its key was attested in.
     package let environment: String
+    /// `TEAMID.bundle.id` the key was attested for; nil on rows written before App IDs were stored (those
+    /// are checked against the configured App IDs, and pinned by their next accepted assertion).
+    package let appId: String?
 
-    package init(keyId: [UInt8], publicKey: [UInt8], counter: UInt32, environment: String) {
+    package init(keyId: [UInt8], publicKey: [UInt8], counter: UInt32, environment: String, appId: String? = nil) {
         self.keyId = keyId
         self.publicKey = publicKey
         self.counter = counter
         self.environment = environment
+        self.appId = appId
     }
+}
+
+/// What the conditional counter write found (`AppAttestKeyStore.advanceCounter`).
+package enum CounterAdvance: Sendable, Hashable {
+    /// Our counter was greater than the stored one and is now stored.
+    case advanced
+    /// The row still holds this key, with a counter at or above ours: another genuine call of the same
+    /// key landed first (out of order, or between our write and its resend). Not a replay when the call
+    /// has just spent its own single-use challenge (docs/gate.md, "Counter races").
+    case behind
+    /// The row holds another key (rebound meanwhile) or none.
+    case keyReplaced
+
+    /// Whether a call that has just spent its own single-use challenge is accepted: unless the key changed.
+    package var acceptedOnSpentChallenge: Bool { self != .keyReplaced }
 }
 
 /// How a verified attestation was bound to a device ID (docs/api.md §2, key registration).
@@ -33,14 +52,29 @@ package protocol AppAttestKeyStore: Sendable {
     /// - Throws: `StoreError`.
     func lookup(deviceID: String) async throws -> (key: StoredAppAttestKey?, firstSeen: String?)
 
-    /// Binds a verified key to `deviceID`, unless the key already belongs to another device ID.
+    /// Binds a verified key to `deviceID`, unless the key already belongs to another device ID. The same
+    /// key again (`re_registered`) keeps its stored counter: resetting it would let the key's old
+    /// assertions count again.
     /// - Returns: the binding, or nil when the key is owned by another device ID.
     /// - Throws: `StoreError`.
     func bind(deviceID: String, key: StoredAppAttestKey, receipt: [UInt8]) async throws -> KeyBinding?
 
     /// Stores `counter` for `deviceID` if its key is still `keyId` and `counter` is greater than the
-    /// stored one, in one conditional write (two Lambdas with the same assertion cannot both pass).
-    /// - Returns: false when the condition failed (replay, or the key was replaced meanwhile).
+    /// stored one, in one conditional write, and pins `appId` on a row that has none yet.
+    /// - Returns: what the write found (a refusal tells `behind` from `keyReplaced` by the row it returns).
     /// - Throws: `StoreError`.
-    func advanceCounter(deviceID: String, keyId: [UInt8], to counter: UInt32) async throws -> Bool
+    func advanceCounter(
+        deviceID: String,
+        keyId: [UInt8],
+        to counter: UInt32,
+        appId: String?
+    ) async throws
+        -> CounterAdvance
+}
+
+extension AppAttestKeyStore {
+    /// The strict form: true only when `counter` was stored (tools and store tests).
+    package func advanceCounter(deviceID: String, keyId: [UInt8], to counter: UInt32) async throws -> Bool {
+        try await advanceCounter(deviceID: deviceID, keyId: keyId, to: counter, appId: nil) == .advanced
+    }
 }

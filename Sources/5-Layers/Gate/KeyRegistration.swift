@@ -65,7 +65,8 @@ package struct KeyRegistration: Sendable {
             keyId: attested.keyId,
             publicKey: attested.publicKey.derRepresentation,
             counter: attested.counter,
-            environment: attested.environment.rawValue
+            environment: attested.environment.rawValue,
+            appId: attested.appId.string
         )
         let binding: KeyBinding
         do {

@@ -5,18 +5,22 @@ package import FoundationEssentials
 package import PlayIntegrity
 
 /// A non-binding fallback check (DeviceCheck): it proves a genuine Apple device made the token, but
-/// cannot tie it to the device ID, so it is consulted only when no binding provider could answer.
+/// cannot tie it to the device ID, so it is consulted only on routes that opt in (`deviceCheckFallback`),
+/// only when no binding provider could answer, and only after the call spent its challenge.
 package protocol FallbackDeviceCheck: Sendable {
-    /// - Returns: the outcome and a reason slug for logs (nil when genuine).
-    func check(token: String, now: Date) async -> (AttestationOutcome, String?)
+    /// Asks Apple about `token`, paid from `deviceID`'s daily DeviceCheck budget.
+    /// - Returns: the answer and, unless genuine, a reason slug for logs.
+    func check(token: String, deviceID: String, now: Date) async -> ProviderMerge.Answer
 }
 
 /// Layer 1 on a metered call: spend the challenge, verify the App Attest assertion or the Play
-/// Integrity token against the request, fall back to DeviceCheck, merge (docs/playintegrity.md, the merge).
+/// Integrity token against the request, fall back to DeviceCheck where the route allows it, and merge
+/// the answers with `ProviderMerge.evaluate` (the order of docs/gate.md).
 ///
-/// The challenge is spent before any cryptography, so a stolen proof cannot be ground against one live
-/// challenge. Nothing in the request can produce `unavailable`: only our stores and the providers'
-/// outages can.
+/// The challenge is spent before any cryptography and before any provider is asked, so a stolen proof
+/// cannot be ground against one live challenge and every call to Google or Apple costs a fresh,
+/// single-use challenge issued to this device ID. Nothing in the request can produce `unavailable`: only
+/// our stores can (a provider's outage the merge turns into `rejected`, still counted as unavailable).
 package struct LayerOneEvidence: EvidenceSource {
     let challenges: any ChallengeStore
     let keys: any AppAttestKeyStore
@@ -63,15 +67,17 @@ package struct LayerOneEvidence: EvidenceSource {
         let appleAsked =
             appAttest != nil && request.header(Header.keyID) != nil && request.header(Header.assertion) != nil
         let playAsked = !appleAsked && play != nil && request.header(Header.playToken) != nil
-        guard appleAsked || playAsked else {
-            return EvidenceReport(evidence: await fallback(request, now: now))
-        }
-        let proof: GateEvidence.ProofKind = appleAsked ? .appAttest : .playIntegrity
+        let deviceCheckToken =
+            route.deviceCheckFallback && deviceCheck != nil ? request.header(Header.deviceCheck) : nil
+        let first: GateEvidence.ProofKind =
+            appleAsked ? .appAttest : playAsked ? .playIntegrity : deviceCheckToken != nil ? .deviceCheck : .none
+        // No proof at all: nothing is spent and nobody is asked.
+        guard first != .none else { return EvidenceReport(evidence: .absent) }
 
         // One challenge per call, spent before anything is verified; the key is read at the same time.
         guard let challengeText = request.header(Header.challenge), let challenge = Bytes.fromBase64(challengeText),
             challenge.count == challengeByteCount
-        else { return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.malformed")) }
+        else { return EvidenceReport(evidence: .rejected(proof: first, reason: "challenge.malformed")) }
         async let spentResult = Result(catching: {
             try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now)
         })
@@ -80,75 +86,71 @@ package struct LayerOneEvidence: EvidenceSource {
 
         switch spent {
         case .failure(let error):
-            return EvidenceReport(evidence: .unavailable(proof: proof, reason: MeteredCall.slug(error)))
+            // Our own store: the route's onUnavailable decides (docs/gate.md, "Failure policy").
+            return EvidenceReport(evidence: .unavailable(proof: first, reason: MeteredCall.slug(error)))
         case .success(false):
-            return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.unspendable"))
+            return EvidenceReport(evidence: .rejected(proof: first, reason: "challenge.unspendable"))
         case .success(true):
             break
         }
 
-        // What the proof must cover: the client-data document (request binding) or the challenge alone.
-        let binding: Binding
-        switch route.binding {
-        case .request:
-            guard let header = request.header(Header.clientData), let clientData = ClientData(header: header) else {
-                return EvidenceReport(
-                    evidence: .rejected(proof: proof, reason: "binding.client_data_malformed"),
-                    spentChallenge: true
-                )
+        // What a binding proof must cover: the client-data document (request binding) or the challenge alone.
+        // DeviceCheck binds nothing, so a call carrying only its token needs no client data.
+        var binding: Binding?
+        if appleAsked || playAsked {
+            switch Self.binding(request, mode: route.binding, deviceID: deviceID, challenge: challenge, challengeText) {
+            case .success(let bound):
+                binding = bound
+            case .failure(let refusal):
+                return EvidenceReport(evidence: .rejected(proof: first, reason: refusal.reason), spentChallenge: true)
             }
-            if let mismatch = clientData.mismatch(
-                challengeHeader: challengeText,
-                method: request.method,
-                rawPath: request.rawPath,
-                body: request.body
-            ) {
-                return EvidenceReport(evidence: .rejected(proof: proof, reason: mismatch), spentChallenge: true)
-            }
-            binding = Binding(
-                clientDataHash: clientData.appAttestClientDataHash,
-                requestHash: clientData.playRequestHash
-            )
-        case .challenge:
-            binding = Binding(
-                clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
-                requestHash: BindingMode.challengeRequestHash(deviceID: deviceID, challengeBase64: challengeText)
-            )
         }
 
-        if appleAsked {
-            var evidence: GateEvidence
-            var firstSeen: String?
-            switch lookup {
-            case .failure(let error):
-                evidence = .unavailable(proof: proof, reason: MeteredCall.slug(error))
-            case .success(let (key, seen)):
-                firstSeen = seen
-                evidence = await verifyAssertion(
+        let firstSeen = appleAsked ? (try? lookup.get())?.1 : nil
+        let merged = await ProviderMerge.evaluate(
+            appAttest: {
+                guard appleAsked, let binding else { return nil }
+                switch lookup {
+                case .failure(let error): return .unavailable(MeteredCall.slug(error))
+                case .success(let (key, _)):
+                    return await verifyAssertion(
+                        request,
+                        deviceID: deviceID,
+                        key: key,
+                        clientDataHash: binding.clientDataHash
+                    )
+                }
+            },
+            playIntegrity: {
+                guard playAsked, let binding else { return nil }
+                return await verifyPlay(
                     request,
                     deviceID: deviceID,
-                    key: key,
-                    clientDataHash: binding.clientDataHash
+                    route: route,
+                    requestHash: binding.requestHash,
+                    now: now
                 )
+            },
+            deviceCheck: {
+                guard let deviceCheck, let deviceCheckToken else { return nil }
+                return await deviceCheck.check(token: deviceCheckToken, deviceID: deviceID, now: now)
             }
-            // App Attest could not answer (our store failed): DeviceCheck may decide, as the merge allows.
-            if case .unavailable = evidence {
-                switch await fallback(request, now: now) {
-                case .genuine(let kind): evidence = .genuine(proof: kind)
-                case .rejected(let kind, let reason): evidence = .rejected(proof: kind, reason: reason)
-                case .unavailable, .absent: break
-                }
-            }
-            return EvidenceReport(evidence: evidence, spentChallenge: true, firstSeen: firstSeen)
-        }
-        let (evidence, unavailable) = await verifyPlay(
-            request,
-            deviceID: deviceID,
-            route: route,
-            requestHash: binding.requestHash,
-            now: now
         )
-        return EvidenceReport(evidence: evidence, spentChallenge: true, providerUnavailable: unavailable)
+        if merged.unavailableRejected {
+            logger.warning(
+                "attestation provider unavailable",
+                [
+                    "provider": .string(merged.decidedBy?.rawValue ?? "none"),
+                    "reason": .string(merged.reason ?? "unavailable"),
+                ]
+            )
+        }
+        return EvidenceReport(
+            evidence: Self.evidence(merged),
+            spentChallenge: true,
+            firstSeen: firstSeen,
+            providerUnavailable: merged.unavailableRejected
+        )
     }
 
     struct Binding {
@@ -156,46 +158,130 @@ package struct LayerOneEvidence: EvidenceSource {
         let requestHash: String
     }
 
+    struct BindingRefusal: Error {
+        let reason: String
+    }
+
+    /// The hashes a binding proof must carry, or the request-binding check that failed.
+    static func binding(
+        _ request: MeteredRequest,
+        mode: BindingMode,
+        deviceID: String,
+        challenge: [UInt8],
+        _ challengeText: String
+    ) -> Swift.Result<Binding, BindingRefusal> {
+        switch mode {
+        case .request:
+            guard let header = request.header(Header.clientData), let clientData = ClientData(header: header) else {
+                return .failure(BindingRefusal(reason: "binding.client_data_malformed"))
+            }
+            if let mismatch = clientData.mismatch(
+                challengeHeader: challengeText,
+                method: request.method,
+                rawPath: request.rawPath,
+                body: request.body
+            ) {
+                return .failure(BindingRefusal(reason: mismatch))
+            }
+            return .success(
+                Binding(clientDataHash: clientData.appAttestClientDataHash, requestHash: clientData.playRequestHash)
+            )
+        case .challenge:
+            return .success(
+                Binding(
+                    clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
+                    requestHash: BindingMode.challengeRequestHash(deviceID: deviceID, challengeBase64: challengeText)
+                )
+            )
+        }
+    }
+
+    /// The merged answer as the gate's evidence.
+    static func evidence(_ merged: ProviderMerge.Result) -> GateEvidence {
+        let proof: GateEvidence.ProofKind =
+            switch merged.decidedBy {
+            case .appAttest: .appAttest
+            case .playIntegrity: .playIntegrity
+            case .deviceCheck: .deviceCheck
+            case nil: .none
+            }
+        switch merged.outcome {
+        case .genuine: return .genuine(proof: proof)
+        case .rejected: return .rejected(proof: proof, reason: merged.reason ?? "\(proof.rawValue).rejected")
+        case .unavailable: return .unavailable(proof: proof, reason: merged.reason ?? "\(proof.rawValue).unavailable")
+        case nil: return .absent
+        }
+    }
+
+    /// App Attest's answer for a call whose challenge was just spent (the caller's precondition).
     private func verifyAssertion(
         _ request: MeteredRequest,
         deviceID: String,
         key: StoredAppAttestKey?,
         clientDataHash: [UInt8]
-    ) async -> GateEvidence {
-        guard let verifier = appAttest, let key else {
-            return .rejected(proof: .appAttest, reason: "appattest.no_registered_key")
-        }
+    ) async -> ProviderMerge.Answer {
+        guard let verifier = appAttest, let key else { return .rejected("appattest.no_registered_key") }
         guard let keyID = request.header(Header.keyID).flatMap({ Bytes.fromBase64($0) }),
             ConstantTime.equal(keyID, key.keyId)
-        else {
-            return .rejected(proof: .appAttest, reason: "appattest.key_not_registered")
-        }
+        else { return .rejected("appattest.key_not_registered") }
         guard let header = request.header(Header.assertion), header.utf8.count <= Self.maxAssertionHeader,
             let assertion = Bytes.fromBase64(header)
-        else { return .rejected(proof: .appAttest, reason: "appattest.assertion_malformed") }
-        let counter: UInt32
+        else { return .rejected("appattest.assertion_malformed") }
+        // The stored key's own environment and App ID, not only the configured ones (issue 16 point 7):
+        // a key attested under other settings is not accepted under these.
+        guard key.environment == verifier.environment.rawValue else {
+            return .rejected("appattest.key_environment_mismatch")
+        }
+        var pinned: AppID?
+        if let stored = key.appId {
+            guard let served = verifier.appIds.first(where: { $0.string == stored }) else {
+                return .rejected("appattest.key_app_id_mismatch")
+            }
+            pinned = served
+        }
+        let verified: VerifiedAssertion
         do {
             let publicKey = try ECPublicKey(derOrX962: key.publicKey)
-            counter = try verifier.verifyAssertion(
-                publicKey: publicKey,
+            // No counter bound here: the signature covers a challenge this call has just spent, which is what
+            // proves it fresh; the stored counter is only the high-water mark (docs/gate.md, "Counter races").
+            verified = try verifier.verify(
                 assertion: assertion,
+                publicKey: publicKey,
                 clientDataHash: clientDataHash,
-                storedCounter: key.counter
+                counterAbove: nil,
+                appId: pinned
             )
         } catch let error as AppAttestError {
-            return .rejected(proof: .appAttest, reason: error.reason.slug)
+            return .rejected(error.reason.slug)
         } catch {
-            return .rejected(proof: .appAttest, reason: "appattest.stored_key_unusable")
+            return .rejected("appattest.stored_key_unusable")
         }
-        // The comparison lives in the write's condition: two Lambdas with the same assertion cannot both pass.
+        // Same key and strictly increasing in the write's condition; a row without an App ID gets this one.
+        let advance: CounterAdvance
         do {
-            guard try await keys.advanceCounter(deviceID: deviceID, keyId: key.keyId, to: counter) else {
-                return .rejected(proof: .appAttest, reason: "appattest.counter_not_advanced")
-            }
+            advance = try await keys.advanceCounter(
+                deviceID: deviceID,
+                keyId: key.keyId,
+                to: verified.counter,
+                appId: key.appId == nil ? verified.appId.string : nil
+            )
         } catch {
-            return .unavailable(proof: .appAttest, reason: MeteredCall.slug(error))
+            return .unavailable(MeteredCall.slug(error))
         }
-        return .genuine(proof: .appAttest)
+        switch advance {
+        case .advanced:
+            return .genuine
+        case .behind:
+            // Another genuine call of this key landed first (out of order, or between our write and its
+            // resend). This call's own challenge was just spent, so it cannot be a replay.
+            logger.info(
+                "app attest counter behind the stored one, accepted on a spent challenge",
+                ["device": .string(Subject.device(deviceID).logSuffix), "counter": .int(Int64(verified.counter))]
+            )
+            return .genuine
+        case .keyReplaced:
+            return .rejected("appattest.counter_not_advanced")
+        }
     }
 
     private func verifyPlay(
@@ -204,10 +290,8 @@ package struct LayerOneEvidence: EvidenceSource {
         route: MeteredRoute,
         requestHash: String,
         now: Date
-    ) async -> (GateEvidence, providerUnavailable: Bool) {
-        guard let play, let token = request.header(Header.playToken) else {
-            return (.rejected(proof: .playIntegrity, reason: "play.not_configured"), false)
-        }
+    ) async -> ProviderMerge.Answer? {
+        guard let play, let token = request.header(Header.playToken) else { return nil }
         let result = await play.verify(
             token: token,
             deviceID: deviceID,
@@ -215,32 +299,7 @@ package struct LayerOneEvidence: EvidenceSource {
             deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
             now: now
         )
-        // docs/api.md §3: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is
-        // reachable by a caller (junk tokens, Google's quota) and so becomes REJECTED.
-        let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: result.outcome, deviceCheck: nil)
-        let reason = result.reason?.slug ?? "play.rejected"
-        if merged.bindingUnavailableRejected {
-            logger.warning(
-                "attestation binding unavailable",
-                ["provider": .string("play_integrity"), "reason": .string(reason)]
-            )
-            return (.rejected(proof: .playIntegrity, reason: reason), true)
-        }
-        return (
-            merged.passes ? .genuine(proof: .playIntegrity) : .rejected(proof: .playIntegrity, reason: reason), false
-        )
-    }
-
-    /// DeviceCheck, consulted only when no binding provider answered. Switched off, it abstains: a token
-    /// with nobody to check it is no proof at all (never `unavailable`, the seed's DEF-6 bug).
-    private func fallback(_ request: MeteredRequest, now: Date) async -> GateEvidence {
-        guard let deviceCheck, let token = request.header(Header.deviceCheck) else { return .absent }
-        let (outcome, reason) = await deviceCheck.check(token: token, now: now)
-        switch ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: outcome).outcome {
-        case .genuine: return .genuine(proof: .deviceCheck)
-        case .unavailable: return .unavailable(proof: .deviceCheck, reason: reason ?? "devicecheck.unavailable")
-        case .rejected, nil: return .rejected(proof: .deviceCheck, reason: reason ?? "devicecheck.rejected")
-        }
+        return ProviderMerge.Answer(result)
     }
 }
 

@@ -37,6 +37,9 @@ package struct MeteredRoute: Sendable, Hashable {
     package var maxInputTokens: Int?
     /// Prices per model, for the money ceiling.
     package var prices: [String: ModelPrice] = [:]
+    /// `deviceCheckFallback`: whether DeviceCheck (configured globally) may vouch for a call on this route.
+    /// Off by default: DeviceCheck cannot bind a proof to the device ID, so a route must opt in.
+    package var deviceCheckFallback = false
 
     package init(
         method: String = "POST",

@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import CivilTime
 internal import Crypto
 internal import DeviceCheck
 internal import FoundationEssentials
@@ -6,9 +7,11 @@ internal import Gate
 internal import HTTPClient
 
 extension Application {
-    /// DeviceCheck is off unless a key is configured; off, it abstains (never `unavailable`).
+    /// DeviceCheck is off unless a key is configured; off, it abstains (never `unavailable`). Configured,
+    /// it still abstains on every route that did not opt in (`deviceCheckFallback`, LayerOneEvidence).
     static func deviceCheck(
         _ configuration: Configuration,
+        table: GateTable,
         transport: any HTTPTransport,
         random: any RandomSource,
         logger: Logger
@@ -29,6 +32,11 @@ extension Application {
             ),
             key: key,
             transport: transport,
+            budget: DynamoDeviceCheckBudget(
+                table: table,
+                perDevice: configuration.deviceCheckBudgetPerDevice,
+                calendar: .utc
+            ),
             random: random,
             logger: logger
         )
@@ -40,8 +48,10 @@ extension Application {
 struct DeviceCheckFallback: FallbackDeviceCheck {
     let provider: DeviceCheckProvider
 
-    func check(token: String, now: Date) async -> (AttestationOutcome, String?) {
-        guard let result = await provider.check(token: token, now: now) else { return (.rejected, "devicecheck.off") }
-        return (result.outcome, result.reason?.slug)
+    func check(token: String, deviceID: String, now: Date) async -> ProviderMerge.Answer {
+        guard let result = await provider.check(token: token, deviceID: deviceID, now: now) else {
+            return .rejected("devicecheck.off")
+        }
+        return ProviderMerge.Answer(result)
     }
 }

@@ -90,7 +90,13 @@ extension Application {
             keys: keyStore,
             appAttest: appAttest,
             play: play,
-            deviceCheck: try await deviceCheck(configuration, transport: transport, random: random, logger: logger),
+            deviceCheck: try await deviceCheck(
+                configuration,
+                table: table,
+                transport: transport,
+                random: random,
+                logger: logger
+            ),
             logger: logger
         )
 

@@ -68,6 +68,7 @@ extension Configuration {
             )
         }
         deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
+        deviceCheckBudgetPerDevice = reader.number("DEVICECHECK_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
 
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
         aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")
@@ -143,6 +144,13 @@ extension Configuration {
                     )
                 }
             }
+        }
+        if deviceCheck == nil, let route = routes.first(where: { $0.deviceCheckFallback }) {
+            reader.problem(
+                .invalidRoutes,
+                "ROUTES",
+                "route \(route.feature) sets deviceCheckFallback but DeviceCheck is not configured (DEVICECHECK_KEY_ID)"
+            )
         }
         if !hasAttestationProvider, let route = routes.first(where: { $0.mode == .enforce }) {
             reader.problem(

@@ -9,7 +9,7 @@ extension SettingsReader {
     static let routeFields: Set<String> = [
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
-        "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices",
+        "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
     ]
     /// The largest output or input cap a route may declare.
     static let maxTokenLimit: Int64 = 10_000_000
@@ -153,6 +153,13 @@ extension SettingsReader {
                 route.requireStrongIntegrity = strong
             } else {
                 errors.append("requireStrongIntegrity must be true or false")
+            }
+        }
+        if let value = fields["deviceCheckFallback"] {
+            if let fallback = value.boolValue {
+                route.deviceCheckFallback = fallback
+            } else {
+                errors.append("deviceCheckFallback must be true or false")
             }
         }
         return route

@@ -36,6 +36,7 @@ extension Configuration {
                     }
                 ),
                 "worstCase": worstCase(route),
+                "deviceCheckFallback": .bool(route.deviceCheckFallback),
             ])
         }
         return .object([
@@ -66,6 +67,7 @@ extension Configuration {
                 .object([
                     "keyId": .string(check.keyID), "privateKey": .string(check.privateKey.summary),
                     "endpoint": .string(deviceCheckEndpoint),
+                    "budgetPerDevice": int(deviceCheckBudgetPerDevice),
                 ])
             } ?? .null,
             "aiDailyCallBudget": int(aiDailyCallBudget),

@@ -74,6 +74,8 @@ package struct Configuration: Sendable {
     /// nil: DeviceCheck is off (it is off unless a key is set).
     package var deviceCheck: DeviceCheckSettings?
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
+    /// `DEVICECHECK_BUDGET_PER_DEVICE`: DeviceCheck queries per device ID and UTC day.
+    package var deviceCheckBudgetPerDevice = 30
     /// Unpaid upstream calls per day; 0 means no ceiling.
     package var aiDailyCallBudget = 0
     /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.

@@ -10,6 +10,7 @@ package final class DynamoTrafficTransport: HTTPTransport {
     private let resend: Mutex<Set<String>>
     private let state = Mutex<(operations: [String], resent: Int)>(([], 0))
     private let refusing = Mutex<(@Sendable (String, [UInt8]) -> Bool)?>(nil)
+    private let pending = Mutex<(marker: String, resend: Bool, between: @Sendable () async throws -> Void)?>(nil)
 
     /// - Parameter resending: DynamoDB operations (`UpdateItem`, `PutItem`, …) whose every request is sent twice.
     package init(base: any HTTPTransport = CurlTransport(), resending: Set<String> = []) {
@@ -32,6 +33,18 @@ package final class DynamoTrafficTransport: HTTPTransport {
         refusing.withLock { $0 = predicate }
     }
 
+    /// Once: the next DynamoDB request whose body contains `marker` is sent, its answer is held back while
+    /// `between` runs (another call's requests pass untouched), and it is sent again; the caller gets the
+    /// second answer. This is another writer landing between a write and its resend after a lost answer.
+    /// With `resend: false`, `between` runs before the request's only send (another writer landing first).
+    package func interleave(
+        whenBodyContains marker: String,
+        resend: Bool = true,
+        _ between: @escaping @Sendable () async throws -> Void
+    ) {
+        pending.withLock { $0 = (marker, resend, between) }
+    }
+
     /// Forgets the recorded operations.
     package func resetCounts() { state.withLock { $0 = ([], 0) } }
 
@@ -52,7 +65,19 @@ package final class DynamoTrafficTransport: HTTPTransport {
             $0.operations.append(operation)
             if again { $0.resent += 1 }
         }
-        if again { _ = try await base.send(request) }
+        let text = String(decoding: request.body, as: UTF8.self)
+        let interleaved = pending.withLock { pending -> (resend: Bool, between: @Sendable () async throws -> Void)? in
+            guard let (marker, resend, between) = pending, text.contains(marker) else { return nil }
+            pending = nil
+            return (resend, between)
+        }
+        if let (resend, between) = interleaved {
+            if resend { _ = try await base.send(request) }
+            try await between()
+            if resend { state.withLock { $0.resent += 1 } }
+        } else if again {
+            _ = try await base.send(request)
+        }
         return try await base.send(request)
     }
 }

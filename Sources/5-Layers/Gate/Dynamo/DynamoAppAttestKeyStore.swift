@@ -31,7 +31,8 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
                     keyId: keyId,
                     publicKey: publicKey,
                     counter: counterValue,
-                    environment: item["environment"]?.stringValue ?? ""
+                    environment: item["environment"]?.stringValue ?? "",
+                    appId: item["app_id"]?.stringValue
                 )
             case "PROFILE":
                 firstSeen = item["first_seen"]?.stringValue
@@ -56,8 +57,21 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
         )
         guard owner.row?["device"]?.stringValue == deviceID else { return nil }
 
-        // 2. Replace whatever key the device ID had. The right-hand side of SET reads the item as it was,
-        //    so `replaced` receives the previous key id (or "none"), even when a resend finds our own write.
+        // 2. Replace whatever other key the device ID had (or none). The right-hand side of SET reads the item
+        //    as it was, so `replaced` receives the previous key id (or "none"), even when a resend finds our
+        //    own write. The same key again is refused by the condition and handled in step 3, so its counter
+        //    is never reset (a reset would let the key's old assertions count again).
+        // 3. The same key again (re_registered): refresh what the attestation brought, keep the counter.
+        //    A rebind between 2 and 3 sends us back to 2; a few rounds at most, then the bind is unconfirmed.
+        for _ in 0..<3 {
+            if let binding = try await replace(deviceID: deviceID, key: key, receipt: receipt) { return binding }
+            if try await refresh(deviceID: deviceID, key: key, receipt: receipt) { return .reRegistered }
+        }
+        throw StoreError("store.key_bind_unconfirmed")
+    }
+
+    /// Step 2: bound or rebound, or nil when the row already holds this key.
+    private func replace(deviceID: String, key: StoredAppAttestKey, receipt: [UInt8]) async throws -> KeyBinding? {
         var set: [DynamoExpression] = [
             "\(name: "replaced") = if_not_exists(\(name: "key_id"), \(value: .b([])))",
             "\(name: "key_id") = \(value: .b(key.keyId))",
@@ -65,32 +79,59 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             "\(name: "counter") = \(value: .number(Int64(key.counter)))",
             "\(name: "environment") = \(value: .s(key.environment))",
         ]
+        if let appId = key.appId { set.append("\(name: "app_id") = \(value: .s(appId))") }
         if !receipt.isEmpty { set.append("\(name: "receipt") = \(value: .b(receipt))") }
         let outcome = try await table.update(
             "key_bind",
             key: Self.keyRow(deviceID),
             update: UpdateExpression(set: set),
-            condition: nil,
+            condition: "attribute_not_exists(\(name: "key_id")) OR \(name: "key_id") <> \(value: .b(key.keyId))",
             tokenAttribute: "bind_write",
             returnValues: .allNew
         )
+        guard outcome.succeeded else { return nil }
         guard let replaced = outcome.row?["replaced"]?.bytesValue else {
             throw StoreError("store.key_bind_unconfirmed")
         }
-        if replaced.isEmpty { return .bound }
-        return replaced == key.keyId ? .reRegistered : .rebound
+        // The condition kept this key out, so `replaced` is none or another key (a resend included).
+        return replaced.isEmpty ? .bound : .rebound
     }
 
-    package func advanceCounter(deviceID: String, keyId: [UInt8], to counter: UInt32) async throws -> Bool {
+    /// Step 3: the row holds this key; false when it no longer does.
+    private func refresh(deviceID: String, key: StoredAppAttestKey, receipt: [UInt8]) async throws -> Bool {
+        var set: [DynamoExpression] = ["\(name: "environment") = \(value: .s(key.environment))"]
+        if let appId = key.appId { set.append("\(name: "app_id") = \(value: .s(appId))") }
+        if !receipt.isEmpty { set.append("\(name: "receipt") = \(value: .b(receipt))") }
+        let outcome = try await table.update(
+            "key_refresh",
+            key: Self.keyRow(deviceID),
+            update: UpdateExpression(set: set),
+            condition: "\(name: "key_id") = \(value: .b(key.keyId))",
+            tokenAttribute: "refresh_write"
+        )
+        return outcome.succeeded
+    }
+
+    package func advanceCounter(
+        deviceID: String,
+        keyId: [UInt8],
+        to counter: UInt32,
+        appId: String?
+    ) async throws -> CounterAdvance {
+        var set: [DynamoExpression] = ["\(name: "counter") = \(value: .number(Int64(counter)))"]
+        if let appId { set.append("\(name: "app_id") = if_not_exists(\(name: "app_id"), \(value: .s(appId)))") }
         let outcome = try await table.update(
             "counter_advance",
             key: Self.keyRow(deviceID),
-            update: UpdateExpression(set: ["\(name: "counter") = \(value: .number(Int64(counter)))"]),
+            update: UpdateExpression(set: set),
             // Same key that verified (it may have been rebound meanwhile), strictly increasing.
             condition:
                 "\(name: "key_id") = \(value: .b(keyId)) AND \(name: "counter") < \(value: .number(Int64(counter)))",
             tokenAttribute: "counter_write_id"
         )
-        return outcome.succeeded
+        if outcome.succeeded { return .advanced }
+        // The refusal returns the row as it is (ALL_OLD): the same key means its counter is at or above ours.
+        guard let stored = outcome.row?["key_id"]?.bytesValue, stored == keyId else { return .keyReplaced }
+        return .behind
     }
 }

@@ -1,6 +1,6 @@
+import AttestCore
+import Gate
 import Testing
-
-@testable import AttestCore
 
 @Suite struct ProviderMergeTests {
     static let choices: [AttestationOutcome?] = [nil, .genuine, .rejected, .unavailable]
@@ -27,18 +27,42 @@ import Testing
         if c.play == .unavailable { return (.rejected, true) }
         if c.deviceCheck == .genuine { return (.genuine, false) }
         if c.deviceCheck == .rejected { return (.rejected, false) }
-        if c.deviceCheck == .unavailable || c.appAttest == .unavailable { return (.unavailable, false) }
+        if c.appAttest == .unavailable { return (.unavailable, false) }
+        // DeviceCheck alone and unavailable: a caller can provoke it, so it refuses (issue 16).
+        if c.deviceCheck == .unavailable { return (.rejected, true) }
         return (nil, false)
+    }
+
+    /// An outcome as a provider's answer, with a reason naming the provider (to see whose reason is kept).
+    static func answer(_ outcome: AttestationOutcome?, _ provider: String) -> ProviderMerge.Answer? {
+        outcome.map { ProviderMerge.Answer($0, reason: $0 == .genuine ? nil : "\(provider).\($0.rawValue)") }
+    }
+
+    static func merge(
+        _ appAttest: AttestationOutcome?,
+        _ play: AttestationOutcome?,
+        _ deviceCheck: AttestationOutcome?
+    ) -> ProviderMerge.Result {
+        ProviderMerge.merge(
+            appAttest: answer(appAttest, "aa"),
+            playIntegrity: answer(play, "play"),
+            deviceCheck: answer(deviceCheck, "dc")
+        )
     }
 
     @Test(arguments: allCases)
     func mergeFollowsSeedSection8(_ c: Case) {
-        let result = ProviderMerge.merge(appAttest: c.appAttest, playIntegrity: c.play, deviceCheck: c.deviceCheck)
+        let result = Self.merge(c.appAttest, c.play, c.deviceCheck)
         let (outcome, flagged) = Self.expected(c)
         #expect(result.outcome == outcome)
-        #expect(result.bindingUnavailableRejected == flagged)
+        #expect(result.unavailableRejected == flagged)
         #expect(result.passes == (outcome == .genuine))
         #expect((result.decidedBy == nil) == (outcome == nil))
+        // The reason is the deciding provider's own.
+        let decider: [ProviderMerge.Provider: String] = [.appAttest: "aa", .playIntegrity: "play", .deviceCheck: "dc"]
+        if let decidedBy = result.decidedBy, outcome != .genuine {
+            #expect(result.reason?.hasPrefix(decider[decidedBy]! + ".") == true)
+        }
     }
 
     @Test(arguments: allCases)
@@ -47,20 +71,18 @@ import Testing
         let result = await ProviderMerge.evaluate(
             appAttest: {
                 await asked.note("aa")
-                return c.appAttest
+                return Self.answer(c.appAttest, "aa")
             },
             playIntegrity: {
                 await asked.note("play")
-                return c.play
+                return Self.answer(c.play, "play")
             },
             deviceCheck: {
                 await asked.note("dc")
-                return c.deviceCheck
+                return Self.answer(c.deviceCheck, "dc")
             }
         )
-        #expect(
-            result == ProviderMerge.merge(appAttest: c.appAttest, playIntegrity: c.play, deviceCheck: c.deviceCheck)
-        )
+        #expect(result == Self.merge(c.appAttest, c.play, c.deviceCheck))
         let names = await asked.names
         let appAttestDecided = c.appAttest == .genuine || c.appAttest == .rejected
         #expect(names.contains("aa"))
@@ -73,7 +95,7 @@ import Testing
     @Test(arguments: choices)
     func deviceCheckNeverOverridesAnAppAttestRejection(_ deviceCheck: AttestationOutcome?) {
         for play in Self.choices {
-            let result = ProviderMerge.merge(appAttest: .rejected, playIntegrity: play, deviceCheck: deviceCheck)
+            let result = Self.merge(.rejected, play, deviceCheck)
             #expect(result.outcome == .rejected)
             #expect(result.decidedBy == .appAttest)
         }
@@ -82,7 +104,7 @@ import Testing
     @Test(arguments: choices)
     func deviceCheckNeverOverridesAPlayIntegrityAnswer(_ deviceCheck: AttestationOutcome?) {
         for play: AttestationOutcome in [.rejected, .unavailable] {
-            let result = ProviderMerge.merge(appAttest: nil, playIntegrity: play, deviceCheck: deviceCheck)
+            let result = Self.merge(nil, play, deviceCheck)
             #expect(result.outcome == .rejected)
         }
     }
@@ -90,26 +112,33 @@ import Testing
     @Test func unconfiguredDeviceCheckWithATokenPassesNothing() {
         // DeviceCheck switched off abstains (nil) whatever `X-Device-Check-Token` says; with no other proof
         // the merge has no outcome: neither a pass nor `unavailable` (which enforce mode would let through).
-        let result = ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: nil)
+        let result = Self.merge(nil, nil, nil)
         #expect(result.outcome == nil)
         #expect(!result.passes)
         #expect(result.outcome != .unavailable)
     }
 
     @Test func playUnavailableIsRejectedAndFlagged() {
-        let result = ProviderMerge.merge(appAttest: nil, playIntegrity: .unavailable, deviceCheck: .genuine)
+        let result = Self.merge(nil, .unavailable, .genuine)
         #expect(result.outcome == .rejected)
         #expect(result.decidedBy == .playIntegrity)
-        #expect(result.bindingUnavailableRejected)
+        #expect(result.unavailableRejected)
+    }
+
+    @Test func deviceCheckUnavailableAloneIsRejectedAndFlagged() {
+        // Issue 16: Apple's 429 or timeout on a DeviceCheck-only request refuses, whatever onUnavailable says.
+        let result = Self.merge(nil, nil, .unavailable)
+        #expect(result.outcome == .rejected)
+        #expect(result.decidedBy == .deviceCheck)
+        #expect(result.unavailableRejected)
+        // Behind App Attest's own unavailability (our store), it stays unavailable and is not flagged.
+        let behind = Self.merge(.unavailable, nil, .unavailable)
+        #expect(behind.outcome == .unavailable && behind.decidedBy == .appAttest && !behind.unavailableRejected)
     }
 
     @Test func appAttestUnavailableFallsBackToDeviceCheck() {
-        #expect(
-            ProviderMerge.merge(appAttest: .unavailable, playIntegrity: nil, deviceCheck: .genuine).outcome == .genuine
-        )
-        #expect(
-            ProviderMerge.merge(appAttest: .unavailable, playIntegrity: nil, deviceCheck: nil).outcome == .unavailable
-        )
+        #expect(Self.merge(.unavailable, nil, .genuine).outcome == .genuine)
+        #expect(Self.merge(.unavailable, nil, nil).outcome == .unavailable)
     }
 }
 

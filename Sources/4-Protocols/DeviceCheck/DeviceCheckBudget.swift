@@ -1,0 +1,20 @@
+package import FoundationEssentials
+
+/// One device ID's daily allowance of DeviceCheck queries (`DEVICECHECK_BUDGET_PER_DEVICE`, default 30).
+///
+/// The gate keeps it on the table (`DEVICE#{id}` / `DEVICECHECK#{day}`, docs/gate.md) with a conditional
+/// write carrying an own-write token, so a resend never double-spends and never refuses itself. The client
+/// spends one unit only after our own JWT is signed and before Apple is called: a failure of ours never
+/// costs a device its budget, and every call to Apple with our key is counted against one device ID.
+package protocol DeviceCheckBudget: Sendable {
+    /// Spends one query for `deviceID` on the day containing `now`.
+    /// - Returns: `.spent`, or `.exhausted` when the day's budget is gone (the check is then `rejected`).
+    /// - Throws: any store error (the check is then `unavailable`).
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision
+}
+
+/// The answer of `DeviceCheckBudget.spendOne`.
+package enum DeviceCheckBudgetDecision: Sendable, Hashable {
+    case spent
+    case exhausted
+}
