@@ -213,6 +213,7 @@ package struct LayerOneEvidence: EvidenceSource {
             deviceID: deviceID,
             expectedRequestHash: requestHash,
             deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
+            maxDeviceActivity: route.maxDeviceActivity,
             now: now
         )
         // seeds/000 section 8: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is

@@ -1,3 +1,5 @@
+package import PlayIntegrity
+
 /// One metered route's policy, from the `ROUTES` setting (design.md section 5).
 package struct MeteredRoute: Sendable, Hashable {
     package var method: String
@@ -15,6 +17,8 @@ package struct MeteredRoute: Sendable, Hashable {
     package var maxResponseBytes: Int
     /// Require `MEETS_STRONG_INTEGRITY` instead of `MEETS_DEVICE_INTEGRITY` on Android.
     package var requireStrongIntegrity: Bool
+    /// The highest Play Integrity `recentDeviceActivity` level accepted on Android (`UNEVALUATED` passes).
+    package var maxDeviceActivity: DeviceActivityLevel
 
     package init(
         method: String = "POST",
@@ -26,7 +30,8 @@ package struct MeteredRoute: Sendable, Hashable {
         allowance: AllowancePolicy = .seedDefault,
         upstreamPath: String,
         maxResponseBytes: Int = 65_536,
-        requireStrongIntegrity: Bool = false
+        requireStrongIntegrity: Bool = false,
+        maxDeviceActivity: DeviceActivityLevel = .routeDefault
     ) {
         self.method = method
         self.path = path
@@ -38,5 +43,6 @@ package struct MeteredRoute: Sendable, Hashable {
         self.upstreamPath = upstreamPath
         self.maxResponseBytes = maxResponseBytes
         self.requireStrongIntegrity = requireStrongIntegrity
+        self.maxDeviceActivity = maxDeviceActivity
     }
 }

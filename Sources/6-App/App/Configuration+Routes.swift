@@ -1,13 +1,14 @@
 internal import AttestCore
 internal import Gate
 internal import LambdaRuntime
+internal import PlayIntegrity
 
 extension SettingsReader {
     /// The fields a `ROUTES` entry may carry; anything else is refused so a typo cannot silently fall
     /// back to a default (`maxResponseByte`, `mdoe`).
     static let routeFields: Set<String> = [
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
-        "maxResponseBytes", "requireStrongIntegrity",
+        "maxResponseBytes", "requireStrongIntegrity", "maxDeviceActivity",
     ]
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     /// Lambda's synchronous response limit.
@@ -115,6 +116,14 @@ extension SettingsReader {
                 route.requireStrongIntegrity = strong
             } else {
                 errors.append("requireStrongIntegrity must be true or false")
+            }
+        }
+        if let value = fields["maxDeviceActivity"] {
+            // UNEVALUATED is no maximum: it always passes, so a route cannot ask for it.
+            if let text = value.stringValue, let level = DeviceActivityLevel(verdict: text), level != .unevaluated {
+                route.maxDeviceActivity = level
+            } else {
+                errors.append("maxDeviceActivity must be LEVEL_1, LEVEL_2, LEVEL_3 or LEVEL_4")
             }
         }
         return route

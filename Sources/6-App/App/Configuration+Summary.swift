@@ -1,5 +1,6 @@
 package import AttestCore
 internal import Gate
+internal import PlayIntegrity
 
 extension Configuration {
     /// The settings as JSON for `attestgate config check`: locations of secrets, never their values;
@@ -17,6 +18,7 @@ extension Configuration {
                 ]),
                 "upstreamPath": .string(route.upstreamPath), "maxResponseBytes": int(route.maxResponseBytes),
                 "requireStrongIntegrity": .bool(route.requireStrongIntegrity),
+                "maxDeviceActivity": .string(route.maxDeviceActivity.verdict),
             ])
         }
         return .object([
