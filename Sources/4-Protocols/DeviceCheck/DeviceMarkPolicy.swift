@@ -18,7 +18,8 @@ package enum DeviceMark: String, Sendable, Hashable {
 /// in 2026-09 with `markMonths` 3 still holds in 2026-12 and is cleared from 2027-01-01. A month after
 /// `now` (a clock or Apple skew) is a mark in force.
 package enum DeviceMarkPolicy {
-    /// `DEVICE_MARK_MONTHS`' default (docs/devicecheck.md): a second-hand phone gets a free tier again.
+    /// The default number of months (not a setting yet; docs/playintegrity.md): a second-hand phone gets a
+    /// free tier again.
     package static let defaultMonths = 3
 
     package static func mark(_ state: TwoBitsState, now: Date, markMonths: Int) -> DeviceMark {
