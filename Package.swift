@@ -193,7 +193,7 @@ let package = Package(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "CivilTime", "AttestCore",
+                "CivilTime", "AttestCore", "AppAttest", "DeviceCheck",
             ]
         ),
         tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),
