@@ -4,7 +4,9 @@ package import AttestCore
 ///
 /// Every field is optional because Google omits whatever a token did not carry (a replayed token decodes
 /// with its verdicts cleared; a classic token has `nonce` instead of `requestHash`). A field of the wrong
-/// JSON type reads as missing. Unknown fields and enum values are ignored, never an error.
+/// JSON type reads as missing. Unknown fields and enum values are ignored, never an error. One exception:
+/// `recentDeviceActivity`, where missing means "not evaluated" and passes, so a value of the wrong type or
+/// an unknown level is kept as `.unrecognized` and refused by `DeviceActivityPolicy`.
 package struct IntegrityPayload: Sendable, Hashable {
     package var requestPackageName: String?
     package var requestHash: String?
