@@ -59,7 +59,7 @@ let package = Package(
         module("DynamoDB", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "Crypto", "AttestCore"]),
         module("SecretsManager", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
         module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
-        module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "AttestCore"]),
+        module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("Dialects", in: "Sources/4-Protocols", ["AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
@@ -184,7 +184,7 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
-        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
+        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore", "TestSupport"]),
         tests("AppTests", ["App", "Gate", "Dialects", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
@@ -195,7 +195,7 @@ let package = Package(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "CivilTime", "AttestCore",
+                "CivilTime", "AttestCore", "AppAttest", "DeviceCheck",
             ]
         ),
         tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),

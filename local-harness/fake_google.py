@@ -15,6 +15,8 @@ Standard library only. One HTTP server on 127.0.0.1 serves:
                                                 this server issued>" (else 401), then answers the verdict
                                                 registered for the body's integrityToken (else 400
                                                 INVALID_ARGUMENT), wrapped as {"tokenPayloadExternal": ...}.
+                                                With an activity level set (below), a verdict that carries no
+                                                deviceIntegrity.recentDeviceActivity answers that level.
   POST /v1/validate_device_token                Apple DeviceCheck. Needs "Authorization: Bearer <ES256 JWT>"
                                                 whose signature verifies with the public half of the .p8 key
                                                 given at start (kid, iss checked when configured), then 200
@@ -28,6 +30,10 @@ Control (same port):
   POST /control/verdict     {"token": T, "payload": {...}}     register a verdict (inner payload or a whole
                             {"token": T, "fixture": "decode_standard_pass_minimal.json"}  body); "status": N
                                                         makes that token answer with an error status instead
+                            {"token": T, "fixture": F, "deviceActivityLevel": "LEVEL_4"}  the same verdict with
+                                                        deviceIntegrity.recentDeviceActivity at that level
+  POST /control/activity    {"level": "LEVEL_4"}        deviceActivityLevel for every verdict without its own
+                            {"level": null}             none (the field stays absent: UNEVALUATED)
   POST /control/devicecheck {"token": T, "valid": true} register a DeviceCheck device token; {"status": N} for all
                                                  requests; {"hang": S} waits S seconds before every answer
   GET  /control/stats       counts of requests per endpoint and decodes per token
@@ -199,6 +205,7 @@ class State:
         self.decode_status = 200
         self.decode_hang = 0
         self.verdicts = {}
+        self.activity_level = None
         self.devicecheck_tokens = {}
         self.devicecheck_status = 200
         self.devicecheck_hang = 0
@@ -326,11 +333,12 @@ class Handler(BaseHTTPRequestHandler):
                 counts = self.state.stats["decodes_by_token"]
                 counts[token] = counts.get(token, 0) + 1
             verdict = self.state.verdicts.get(token) if isinstance(token, str) else None
+            activity = self.state.activity_level
         if verdict is None:
             return self.google_error(400)
         if "status" in verdict:
             return self.google_error(verdict["status"])
-        self.reply(200, verdict["body"])
+        self.reply(200, with_activity(verdict["body"], activity) if activity is not None else verdict["body"])
 
     # --- Apple DeviceCheck ------------------------------------------------------------------------
 
@@ -395,7 +403,11 @@ class Handler(BaseHTTPRequestHandler):
                         payload = body["payload"]
                     if "tokenPayloadExternal" not in payload:
                         payload = {"tokenPayloadExternal": payload}
+                    if "deviceActivityLevel" in body:
+                        payload = with_activity(payload, body["deviceActivityLevel"], replace=True)
                     self.state.verdicts[token] = {"body": payload}
+            elif path == "/control/activity":
+                self.state.activity_level = body.get("level")
             elif path == "/control/devicecheck":
                 if "status" in body:
                     self.state.devicecheck_status = int(body["status"])
@@ -406,6 +418,21 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 return self.reply(404, {"error": "not_found"})
         self.reply(200, {"ok": True})
+
+
+def with_activity(body, level, replace=False):
+    """A copy of a decode answer whose deviceIntegrity.recentDeviceActivity says `level` (Google's spelling;
+    anything else is passed through so that tests can send unknown values). Without `replace`, a verdict
+    that already carries recentDeviceActivity keeps its own."""
+    body = json.loads(json.dumps(body))
+    payload = body.get("tokenPayloadExternal")
+    if not isinstance(payload, dict):
+        return body
+    device = payload.setdefault("deviceIntegrity", {})
+    if not isinstance(device, dict) or ("recentDeviceActivity" in device and not replace):
+        return body
+    device["recentDeviceActivity"] = {"deviceActivityLevel": level}
+    return body
 
 
 def watch_parent():

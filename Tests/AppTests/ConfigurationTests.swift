@@ -194,6 +194,20 @@ import Testing
         #expect(parsed[1].maxResponseBytes == 65_536)
     }
 
+    /// `maxDeviceActivity`: LEVEL_3 unless a route says otherwise; shown by `attestgate config check`.
+    @Test func maxDeviceActivityDefaultsToLevelThreeAndIsShownInTheSummary() throws {
+        let json = #"""
+            [{"method":"POST","path":"/a","feature":"a"},
+             {"method":"POST","path":"/b","feature":"b","maxDeviceActivity":"LEVEL_1"},
+             {"method":"POST","path":"/c","feature":"c","maxDeviceActivity":"LEVEL_4"}]
+            """#
+        let env = ConfigurationTests.minimal.with("ROUTES", json)
+            .with("APPLE_TEAM_ID", "TEAM123456").with("APPLE_BUNDLE_IDS", "com.example.app")
+        let summary = try Configuration(environment: env).summary
+        let levels = (summary["routes"]?.arrayValue ?? []).map { $0["maxDeviceActivity"] }
+        #expect(levels == [.string("LEVEL_3"), .string("LEVEL_1"), .string("LEVEL_4")])
+    }
+
     @Test func upstreamPathDefaultsToThePathWhenItHasNoParameters() throws {
         #expect(try routes(#"[{"method":"PUT","path":"/v2/x","feature":"x"}]"#).first?.upstreamPath == "/v2/x")
     }
@@ -217,6 +231,12 @@ import Testing
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":0}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":99999999}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a/{b}","feature":"a"}]"#, "upstreamPath is required"),
+        (
+            #"[{"method":"POST","path":"/a","feature":"a","maxDeviceActivity":"UNEVALUATED"}]"#,
+            "maxDeviceActivity must be"
+        ),
+        (#"[{"method":"POST","path":"/a","feature":"a","maxDeviceActivity":"LEVEL_5"}]"#, "maxDeviceActivity must be"),
+        (#"[{"method":"POST","path":"/a","feature":"a","maxDeviceActivity":3}]"#, "maxDeviceActivity must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","upstreamPath":"x?y"}]"#, "upstreamPath must be"),
         (#"[{"method":"POST","path":"/v1/attest/keys","feature":"a"}]"#, "served by the app itself"),
         (

@@ -4,7 +4,9 @@ package import AttestCore
 ///
 /// Every field is optional because Google omits whatever a token did not carry (a replayed token decodes
 /// with its verdicts cleared; a classic token has `nonce` instead of `requestHash`). A field of the wrong
-/// JSON type reads as missing. Unknown fields and enum values are ignored, never an error.
+/// JSON type reads as missing. Unknown fields and enum values are ignored, never an error. One exception:
+/// `recentDeviceActivity`, where missing means "not evaluated" and passes, so a value of the wrong type or
+/// an unknown level is kept as `.unrecognized` and refused by `DeviceActivityPolicy`.
 package struct IntegrityPayload: Sendable, Hashable {
     package var requestPackageName: String?
     package var requestHash: String?
@@ -16,11 +18,17 @@ package struct IntegrityPayload: Sendable, Hashable {
     package var certificateSha256Digest: [String]?
     package var deviceRecognitionVerdict: [String]?
     package var appLicensingVerdict: String?
+    /// `deviceIntegrity.recentDeviceActivity.deviceActivityLevel`; absent reads as `UNEVALUATED`, but a
+    /// value of the wrong type or an unknown level is `.unrecognized` (missing would read as a pass here).
+    package var deviceActivity: DeviceActivityReading
     /// True when `testingDetails` is present (a Play Console test response), whatever it says.
     package var hasTestingDetails: Bool
     package var isTestingResponse: Bool?
 
-    package init() { hasTestingDetails = false }
+    package init() {
+        hasTestingDetails = false
+        deviceActivity = .level(.unevaluated)
+    }
 
     /// Reads the body of a `200` from `decodeIntegrityToken`.
     /// - Throws: `PlayIntegrityError` `play.payload_missing` when `tokenPayloadExternal` is not an object.
@@ -44,9 +52,22 @@ package struct IntegrityPayload: Sendable, Hashable {
         certificateSha256Digest = app?["certificateSha256Digest"].flatMap(Self.strings)
         deviceRecognitionVerdict = payload["deviceIntegrity"]?["deviceRecognitionVerdict"].flatMap(Self.strings)
         appLicensingVerdict = payload["accountDetails"]?["appLicensingVerdict"]?.stringValue
+        deviceActivity = Self.deviceActivity(payload["deviceIntegrity"]?["recentDeviceActivity"])
         let testing = payload["testingDetails"]
         hasTestingDetails = testing != nil && testing != .null
         isTestingResponse = testing?["isTestingResponse"]?.boolValue
+    }
+
+    /// `recentDeviceActivity`: absent or `null` (object or level) is `UNEVALUATED`; anything else must be
+    /// an object whose `deviceActivityLevel` is one of Google's levels.
+    private static func deviceActivity(_ value: JSONValue?) -> DeviceActivityReading {
+        guard let value, value != .null else { return .level(.unevaluated) }
+        guard value.objectValue != nil else { return .unrecognized }
+        guard let level = value["deviceActivityLevel"], level != .null else { return .level(.unevaluated) }
+        guard let text = level.stringValue, let known = DeviceActivityLevel(verdict: text) else {
+            return .unrecognized
+        }
+        return .level(known)
     }
 
     /// An int64 sent as a decimal string (or, leniently, as a JSON integer).

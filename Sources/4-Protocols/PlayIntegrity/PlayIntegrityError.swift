@@ -40,6 +40,8 @@ package struct PlayIntegrityError: Error, Hashable, CustomStringConvertible {
         package static let certificateDigestMismatch = Reason("play.cert_digest_mismatch")
         package static let deviceVerdictMissing = Reason("play.device_verdict_missing")
         package static let deviceIntegrityInsufficient = Reason("play.device_integrity_insufficient")
+        package static let deviceActivityTooHigh = Reason("play.device_activity")
+        package static let deviceActivityUnrecognized = Reason("play.device_activity_unrecognized")
         package static let testingResponse = Reason("play.testing_response")
         package static let licensingMissing = Reason("play.licensing_missing")
         package static let notLicensed = Reason("play.not_licensed")

@@ -44,12 +44,14 @@ package struct PlayIntegrityVerifier: Sendable {
     ///   - deviceID: `X-Device-ID` (validated by the gate); the decode budget is kept per device ID.
     ///   - expectedRequestHash: from `PlayRequestHash` for the route's binding mode.
     ///   - deviceIntegrity: the route's required label; nil uses the configuration's.
+    ///   - maxDeviceActivity: the route's highest accepted `recentDeviceActivity` level.
     ///   - now: the time of the request.
     package func verify(
         token: String,
         deviceID: String,
         expectedRequestHash: String,
         deviceIntegrity: DeviceIntegrityLevel? = nil,
+        maxDeviceActivity: DeviceActivityLevel = .routeDefault,
         now: Date
     ) async -> PlayIntegrityResult {
         if let refused = Self.precheck(token) { return .rejected(refused) }
@@ -85,7 +87,8 @@ package struct PlayIntegrityVerifier: Sendable {
         let policies = VerdictPolicies.standard(
             configuration,
             expectedRequestHash: expectedRequestHash,
-            deviceIntegrity: deviceIntegrity
+            deviceIntegrity: deviceIntegrity,
+            maxDeviceActivity: maxDeviceActivity
         )
         switch policies.evaluate(payload, now: now) {
         case .pass: return .genuine

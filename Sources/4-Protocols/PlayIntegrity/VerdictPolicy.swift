@@ -133,7 +133,8 @@ package struct VerdictPolicies: Sendable {
     package static func standard(
         _ configuration: PlayIntegrityConfiguration,
         expectedRequestHash: String,
-        deviceIntegrity: DeviceIntegrityLevel? = nil
+        deviceIntegrity: DeviceIntegrityLevel? = nil,
+        maxDeviceActivity: DeviceActivityLevel = .routeDefault
     ) -> VerdictPolicies {
         var policies: [any VerdictPolicy] = [
             RequestPackagePolicy(packageName: configuration.packageName),
@@ -142,6 +143,7 @@ package struct VerdictPolicies: Sendable {
             AppRecognitionPolicy(),
             CertificateDigestPolicy(digests: configuration.certificateDigests),
             DeviceIntegrityPolicy(level: deviceIntegrity ?? configuration.deviceIntegrity),
+            DeviceActivityPolicy(maxLevel: maxDeviceActivity),
         ]
         if configuration.refuseTestingResponses { policies.append(TestingResponsePolicy()) }
         if configuration.requireLicensed { policies.append(LicensingPolicy()) }

@@ -297,6 +297,7 @@ package struct LayerOneEvidence: EvidenceSource {
             deviceID: deviceID,
             expectedRequestHash: requestHash,
             deviceIntegrity: route.requireStrongIntegrity ? .strong : nil,
+            maxDeviceActivity: route.maxDeviceActivity,
             now: now
         )
         return ProviderMerge.Answer(result)

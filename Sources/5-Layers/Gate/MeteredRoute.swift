@@ -1,4 +1,5 @@
 package import Dialects
+package import PlayIntegrity
 
 /// One metered route's policy, from the `ROUTES` setting (docs/api.md section 5).
 package struct MeteredRoute: Sendable, Hashable {
@@ -40,6 +41,8 @@ package struct MeteredRoute: Sendable, Hashable {
     /// `deviceCheckFallback`: whether DeviceCheck (configured globally) may vouch for a call on this route.
     /// Off by default: DeviceCheck cannot bind a proof to the device ID, so a route must opt in.
     package var deviceCheckFallback = false
+    /// The highest Play Integrity `recentDeviceActivity` level accepted on Android (`UNEVALUATED` passes).
+    package var maxDeviceActivity: DeviceActivityLevel
 
     package init(
         method: String = "POST",
@@ -55,7 +58,8 @@ package struct MeteredRoute: Sendable, Hashable {
         release: ReleasePolicy = .unbilled,
         releaseStatuses: Set<Int> = ReleasePolicy.defaultStatuses,
         maxRequestBytes: Int = MeteredRoute.defaultMaxRequestBytes,
-        upstreamTimeout: Duration? = nil
+        upstreamTimeout: Duration? = nil,
+        maxDeviceActivity: DeviceActivityLevel = .routeDefault
     ) {
         self.method = method
         self.path = path
@@ -71,6 +75,7 @@ package struct MeteredRoute: Sendable, Hashable {
         self.releaseStatuses = releaseStatuses
         self.maxRequestBytes = maxRequestBytes
         self.upstreamTimeout = upstreamTimeout
+        self.maxDeviceActivity = maxDeviceActivity
     }
 
     /// The output cap of a known dialect whose route declares none.

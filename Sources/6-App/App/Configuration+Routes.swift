@@ -2,6 +2,7 @@ internal import AttestCore
 internal import Dialects
 internal import Gate
 internal import LambdaRuntime
+internal import PlayIntegrity
 
 extension SettingsReader {
     /// The fields a `ROUTES` entry may carry; anything else is refused so a typo cannot silently fall
@@ -10,6 +11,7 @@ extension SettingsReader {
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
+        "maxDeviceActivity",
     ]
     /// The largest output or input cap a route may declare.
     static let maxTokenLimit: Int64 = 10_000_000
@@ -160,6 +162,14 @@ extension SettingsReader {
                 route.deviceCheckFallback = fallback
             } else {
                 errors.append("deviceCheckFallback must be true or false")
+            }
+        }
+        if let value = fields["maxDeviceActivity"] {
+            // UNEVALUATED is no maximum: it always passes, so a route cannot ask for it.
+            if let text = value.stringValue, let level = DeviceActivityLevel(verdict: text), level != .unevaluated {
+                route.maxDeviceActivity = level
+            } else {
+                errors.append("maxDeviceActivity must be LEVEL_1, LEVEL_2, LEVEL_3 or LEVEL_4")
             }
         }
         return route

@@ -1,6 +1,7 @@
 package import AttestCore
 internal import Dialects
 internal import Gate
+internal import PlayIntegrity
 
 extension Configuration {
     /// The settings as JSON for `attestgate config check`: locations of secrets, never their values;
@@ -37,6 +38,7 @@ extension Configuration {
                 ),
                 "worstCase": worstCase(route),
                 "deviceCheckFallback": .bool(route.deviceCheckFallback),
+                "maxDeviceActivity": .string(route.maxDeviceActivity.verdict),
             ])
         }
         return .object([

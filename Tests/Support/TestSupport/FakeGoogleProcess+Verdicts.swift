@@ -47,3 +47,15 @@ extension FakeGoogleProcess {
         try await control("/control/decode", .object(["status": .int(Int64(status))]), transport: transport)
     }
 }
+
+extension FakeGoogleProcess {
+    /// Makes every verdict that carries no `recentDeviceActivity` of its own answer
+    /// `deviceIntegrity.recentDeviceActivity.deviceActivityLevel = level` (nil: the field stays absent).
+    public func setDeviceActivity(_ level: String?, transport: some HTTPTransport) async throws {
+        try await control(
+            "/control/activity",
+            .object(["level": level.map(JSONValue.string) ?? .null]),
+            transport: transport
+        )
+    }
+}
