@@ -132,7 +132,9 @@ rm -rf "$PREFIX"
 )
 # The archive under a name only it has (see above), and a .pc that names it.
 ln -sfn libcurl.a "$PREFIX/lib/libcurl-attestgate.a"
-sed -i 's|^Libs: .*|Libs: -L${libdir} -lcurl-attestgate -lssl -lcrypto -lz|' "$PREFIX/lib/pkgconfig/libcurl.pc"
+# (CURL_STATICLIB only matters for Windows DLL imports; SwiftPM refuses -D flags from pkg-config anyway.)
+sed -i -e 's|^Libs: .*|Libs: -L${libdir} -lcurl-attestgate -lssl -lcrypto -lz|' \
+    -e 's|^Cflags: .*|Cflags: -I${includedir}|' "$PREFIX/lib/pkgconfig/libcurl.pc"
 # curl's licence travels with the binaries that now contain it (scripts/package.sh: licenses/).
 install -D -m 0644 "$tree/debian/copyright" "$PREFIX/share/doc/curl/copyright"
 rm -rf "$tree"  # the object tree; the downloaded source (.dsc, tarballs) stays in $SRC

@@ -38,6 +38,19 @@ package struct AppAttestReceipt: Sendable, Hashable {
         at now: Date,
         chainCache: IntermediateCache? = nil
     ) throws(AppAttestError) {
+        // Fast path, the usual case: the signer chain is one already verified (Apple's receipt signer is
+        // long-lived). Parsed without OpenSSL's PKCS#7 and key decoders: about one P-256 verification.
+        // A cache hit means these exact certificates, in this order, passed the full path below.
+        if let chainCache, let signed = SignedData.keylessVerifyingSignature(of: bytes) {
+            let chain = [signed.signer] + signed.otherCertificates
+            if chainCache.certificate(IntermediateCache.key(chain.map(\.derRepresentation), root: root)) != nil {
+                for certificate in chain + [root] where !certificate.isValid(at: now) {
+                    throw AppAttestError(.receiptExpired, detail: certificate.subject)
+                }
+                try self.init(bytes: bytes, content: signed.content)
+                return
+            }
+        }
         let signed: SignedData
         do { signed = try SignedData(verifyingSignatureOf: bytes) } catch {
             throw AppAttestError(
