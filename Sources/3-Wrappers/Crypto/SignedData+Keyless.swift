@@ -1,18 +1,29 @@
 extension SignedData {
-    /// Parses and verifies `ber` without OpenSSL's PKCS#7 and key decoders, for the one shape App Attest
-    /// receipts have: SHA-256 as the only digest, the content embedded, no CRLs, exactly one signer
-    /// identified by issuer and serial, no signed or unsigned attributes, ecdsa-with-SHA256 over the
-    /// content itself. The certificates are parsed with `KeyDecoding.deferred`; only the signer's key is
-    /// built (from its SPKI fields), for the one signature check.
+    /// The parts of a PKCS#7 `SignedData` in the one shape App Attest receipts have, read without OpenSSL's
+    /// PKCS#7, certificate or key decoders: SHA-256 as the only digest, the content embedded, no CRLs,
+    /// exactly one signer identified by issuer and serial, no signed or unsigned attributes,
+    /// ecdsa-with-SHA256 over the content itself. Nothing is verified: the certificates are bytes.
     ///
-    /// This is a fast path that only ever accepts: every structure it accepts, with a valid signature,
-    /// `init(verifyingSignatureOf:)` accepts too, with the same content, signer and other certificates.
-    /// Deferred certificates cannot anchor or join a full chain build, so the result is for a caller
-    /// that already holds a verdict on exactly these certificates (the receipt signer's cached chain);
-    /// anything else goes through `init(verifyingSignatureOf:)`.
-    /// - Returns: nil when the shape differs, a part is malformed or the signature does not verify: the
-    ///   full parser then gives the verdict and its reason.
-    package static func keylessVerifyingSignature(of ber: [UInt8]) -> SignedData? {
+    /// For a caller that already holds a verdict on exactly these certificates (the receipt signer's
+    /// cached chain, keyed by `chainDERs`) and the signer's key: `isSigned(by:)` is then the one check
+    /// left. Whatever passes it, `init(verifyingSignatureOf:)` accepts too, with the same content and
+    /// certificates; anything else goes through `init(verifyingSignatureOf:)`, which gives the verdict.
+    package struct Envelope: Sendable {
+        /// The embedded content.
+        package let content: [UInt8]
+        /// DER of the signer's certificate, then of every other carried certificate in order (copies
+        /// of the signer left out), as `init(verifyingSignatureOf:)` orders `signer` and
+        /// `otherCertificates`.
+        package let chainDERs: [[UInt8]]
+        let signature: [UInt8]
+
+        /// Whether `key` (the signer's, from a verified source) signed the content.
+        package func isSigned(by key: ECPublicKey) -> Bool { key.isValidSHA256Signature(signature, for: content) }
+    }
+
+    /// Reads `ber` as an `Envelope`.
+    /// - Returns: nil when the shape differs or a part is malformed.
+    package static func appAttestEnvelope(_ ber: [UInt8]) -> Envelope? {
         guard !ber.isEmpty, ber.count <= maxBytes else { return nil }
         var outer = BERReader(ber[...])
         guard let contentInfo = outer.next(), contentInfo.tag == 0x30, outer.isAtEnd else { return nil }
@@ -28,7 +39,7 @@ extension SignedData {
         guard fields.next(tag: 0x02)?.elementsEqual([1]) == true,
             let digests = fields.next(tag: 0x31), Self.isOnlySHA256(digests),
             let encapsulated = fields.next(tag: 0x30), let content = Self.embeddedData(encapsulated),
-            let carried = fields.next(tag: 0xa0), let certificates = Self.certificates(carried),
+            let carried = fields.next(tag: 0xa0), let certificates = Self.certificateDERs(carried),
             let signerInfos = fields.next(tag: 0x31), fields.isAtEnd
         else { return nil }
         var signers = BERReader(signerInfos)
@@ -36,15 +47,17 @@ extension SignedData {
             let (issuerAndSerial, signature) = Self.signerFields(signerInfo)
         else { return nil }
 
-        // The signer: the carried certificate with that issuer and serial, byte for byte.
+        // The signer: the first carried certificate with that issuer and serial, byte for byte.
         guard
             let signer = certificates.first(where: {
-                Self.issuerAndSerial(of: $0)?.elementsEqual(issuerAndSerial) == true
-            }),
-            let key = try? signer.publicKey(),
-            key.isValidSHA256Signature(signature, for: content)
+                Self.issuerAndSerial(ofDER: $0)?.elementsEqual(issuerAndSerial) == true
+            })
         else { return nil }
-        return SignedData(content: content, signer: signer, otherCertificates: certificates.filter { $0 != signer })
+        return Envelope(
+            content: content,
+            chainDERs: [signer] + certificates.filter { $0 != signer },
+            signature: signature
+        )
     }
 
     /// 1.2.840.113549.1.7.2 (signedData) and 1.2.840.113549.1.7.1 (data).
@@ -82,15 +95,15 @@ extension SignedData {
         return content
     }
 
-    /// The carried certificates, parsed without their keys; at most 8, as the full parser allows.
-    static func certificates(_ carried: ArraySlice<UInt8>) -> [Certificate]? {
+    /// The carried certificates' DER, each a definite-length SEQUENCE; at most 8, as the full parser allows.
+    static func certificateDERs(_ carried: ArraySlice<UInt8>) -> [[UInt8]]? {
         var reader = BERReader(carried)
-        var certificates: [Certificate] = []
+        var certificates: [[UInt8]] = []
         while !reader.isAtEnd {
             guard certificates.count < 8, let element = reader.next(), element.tag == 0x30,
-                let certificate = try? Certificate(derRepresentation: Array(element.encoded), keyDecoding: .deferred)
+                element.encoded[element.encoded.index(after: element.encoded.startIndex)] != 0x80
             else { return nil }
-            certificates.append(certificate)
+            certificates.append(Array(element.encoded))
         }
         return certificates.isEmpty ? nil : certificates
     }
@@ -110,8 +123,8 @@ extension SignedData {
 
     /// The DER of the certificate's issuer Name followed by its serial INTEGER, as an
     /// issuerAndSerialNumber's contents spell them.
-    static func issuerAndSerial(of certificate: Certificate) -> [UInt8]? {
-        var outer = DERReader(certificate.derRepresentation[...], allowLongForm: true)
+    static func issuerAndSerial(ofDER certificate: [UInt8]) -> [UInt8]? {
+        var outer = DERReader(certificate[...], allowLongForm: true)
         guard let body = outer.next(tag: 0x30) else { return nil }
         var sections = DERReader(body, allowLongForm: true)
         guard let tbs = sections.next(tag: 0x30) else { return nil }
