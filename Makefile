@@ -30,6 +30,7 @@ setup:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2, openapi_spec_validator" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q $(PIP_PACKAGES)
+	@scripts/build-curl.sh  # the libcurl that ships (below: "libcurl for AttestGate")
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
@@ -68,7 +69,7 @@ test: setup lint ref-check openapi-check unit-test infra-check test-table fuzz-s
 	@echo "checks: $(words $(filter-out setup,$^)) passed, 0 failed"
 
 clean:
-	rm -rf .build build
+	rm -rf .build $(filter-out build/curl build/link,$(wildcard build/*))
 
 ## run: the whole system on 127.0.0.1 (local-harness/run.py: moto + table, fake Google, fake upstream AI,
 ## Lambda harness with the release bootstrap), the scripted session (attestgate-demo), then serving until
@@ -192,3 +193,18 @@ api-fuzz: build demo $(SCHEMATHESIS)
 
 ref-check:
 	$(PYTHON) scripts/check-refs.py
+
+## ---- libcurl for AttestGate and the static link (issue 20; docs/performance.md) ----
+## scripts/build-curl.sh (run by setup): Debian's own curl source at the machine's libcurl4 version, HTTP/1.1
+## and HTTPS over OpenSSL 3 only, a static library in build/curl/prefix; built once (a stamp: a new libcurl4
+## version, or a changed script, rebuilds; about 3 min of C on 2 cores). Every swift build run by make finds
+## it through PKG_CONFIG_PATH (CCurl's pkgConfig "libcurl"), so make test builds and tests the libcurl that
+## ships; a plain `swift build` outside make links Debian's libcurl4 (development only). `make clean` keeps
+## build/curl and build/link; `make distclean` removes them too.
+export PKG_CONFIG_PATH := $(CURDIR)/build/curl/prefix/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+.PHONY: curl distclean
+curl:
+	scripts/build-curl.sh
+
+distclean: clean
+	rm -rf build

@@ -17,6 +17,19 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String
     .testTarget(name: name, dependencies: dependencies, exclude: exclude, swiftSettings: strictSettings)
 }
 
+/// The shipped binaries' release link (docs/performance.md): libstdc++ statically, from the libstdc++.a
+/// that scripts/build-curl.sh links into build/link (absent: the shared one, as before); lld, for packed
+/// relative relocations (DT_RELR: a few KB for the loader instead of ~1 MB of R_X86_64_RELATIVE).
+let shippedLinkSettings: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-L", "\(Context.packageDirectory)/build/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker",
+            "pack-relative-relocs",
+        ],
+        .when(configuration: .release)
+    )
+]
+
 let package = Package(
     name: "AttestGate",
     products: [
@@ -84,13 +97,15 @@ let package = Package(
             name: "bootstrap",
             dependencies: ["App", "LambdaRuntime", "HTTPClient", "AttestCore"],
             path: "Sources/7-Executables/bootstrap",
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: shippedLinkSettings
         ),
         .executableTarget(
             name: "attestgate",
             dependencies: ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
             path: "Sources/7-Executables/attestgate",
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: shippedLinkSettings
         ),
 
         // libFuzzer harness over CBOR and the App Attest verifiers (make fuzz); a corpus replayer otherwise.

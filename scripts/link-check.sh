@@ -20,6 +20,25 @@ if ldd "$binary" 2>/dev/null | grep -Eq "$forbidden_libs"; then
     exit 1
 fi
 
+# What the loader maps at every cold start (docs/performance.md): glibc's own objects, libcrypto, libssl, libz
+# and libgcc_s (glibc itself dlopens it for pthread_exit, which the async main's dispatch_main calls: it is
+# loaded in any case, so it is linked, not duplicated by a static copy); libcurl and libstdc++ are linked in
+# statically. At most 8 libraries.
+allowed_libs='^(ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libresolv\.so\.2|libcrypto\.so\.3|libssl\.so\.3|libz\.so\.1|libgcc_s\.so\.1)$'
+max_libs=8
+loaded=$(ldd "$binary" | awk '$1 != "linux-vdso.so.1" && NF > 1 {print $1}' | xargs -n1 basename)
+if grep -Evq "$allowed_libs" <<<"$loaded"; then
+    echo "link-check: $binary loads a library outside glibc, libcrypto, libssl, libz and libgcc_s:" >&2
+    grep -Ev "$allowed_libs" <<<"$loaded" >&2
+    exit 1
+fi
+count=$(wc -l <<<"$loaded")
+if ((count > max_libs)); then
+    echo "link-check: $binary loads $count shared libraries (at most $max_libs):" >&2
+    echo "$loaded" >&2
+    exit 1
+fi
+
 symbols=$(nm "$binary" 2>/dev/null || true)
 # Without a symbol table nothing below could be proven; release builds keep it (we never strip).
 grep -Eq ' [TtDd] [$]s' <<<"$symbols" || { echo "link-check: no symbol table in $binary" >&2; exit 1; }
@@ -31,4 +50,11 @@ if grep -Eq "$forbidden_symbols" <<<"$symbols"; then
     { grep -E "$forbidden_symbols" <<<"$symbols" | head -5 >&2; } || true
     exit 1
 fi
-echo "link-check: $binary links neither Foundation nor ICU ($(wc -c <"$binary") bytes)"
+# libcurl is the static one from scripts/build-curl.sh: HTTP and HTTPS only (Debian's lists LDAP, FTP, ...).
+grep -Eq ' [TtDd] curl_easy_perform$' <<<"$symbols" || { echo "link-check: libcurl is not linked in" >&2; exit 1; }
+if grep -Eq ' [Tt] (Curl_ldap|Curl_ftp|Curl_ssh|Curl_nghttp2|Curl_gtls)[a-z_]*$' <<<"$symbols"; then
+    echo "link-check: $binary carries a libcurl with protocols or backends AttestGate does not use" >&2
+    exit 1
+fi
+echo "link-check: $binary links neither Foundation nor ICU; loads $count shared libraries ($(tr '\n' ' ' <<<"$loaded"))"
+echo "link-check: static libcurl (HTTP/HTTPS over OpenSSL); $(wc -c <"$binary") bytes"

@@ -10,7 +10,9 @@
 #                  Lambda lists /lib64 and /usr/lib64 before /var/task/lib, and it also applies to the
 #                  transitive dependencies of libcurl and libssl, which RUNPATH would not)
 #   - every bundled library except glibc's own gets DT_RPATH=$ORIGIN as a second line of defence.
-# The Swift runtime is linked statically (--static-swift-stdlib), so no libswift*.so travels.
+# The Swift runtime is linked statically (--static-swift-stdlib), so no libswift*.so travels; so are libcurl
+# (built for AttestGate: scripts/build-curl.sh) and libstdc++, leaving glibc, libcrypto, libssl, libz and
+# libgcc_s (which glibc's pthread_exit dlopens in any case).
 #
 # Layout of the zip (Lambda unpacks it into /var/task):
 #   bootstrap            the Lambda custom runtime (handler name `bootstrap`)
@@ -82,8 +84,21 @@ for soname in $(printf '%s\n' "${!LIBS[@]}" | sort); do
     echo "$soname <- $src <- ${pkg:-unknown} ($version)" >>"$manifest"
     [[ -n "$pkg" ]] && PKGS[$pkg]=1
 done
+# Linked in statically (scripts/build-curl.sh, Package.swift's release link): libcurl and libstdc++.
+# Their code is inside the binaries, so their licences travel too.
+curl_stamp=build/curl/prefix/STAMP
+if [[ -f "$curl_stamp" ]]; then
+    echo "# static: libcurl <- $(cut -d' ' -f1-2 "$curl_stamp") (scripts/build-curl.sh)" >>"$manifest"
+    PKGS[curl]=1
+fi
+for pkg in libstdc++6; do
+    echo "# static: ${pkg%%[0-9]*} <- $pkg ($(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo "?"))" >>"$manifest"
+    PKGS[$pkg]=1
+done
 for pkg in "${!PKGS[@]}"; do
-    [[ -f "/usr/share/doc/$pkg/copyright" ]] && cp "/usr/share/doc/$pkg/copyright" "$STAGE/licenses/$pkg"
+    copyright="/usr/share/doc/$pkg/copyright"
+    [[ "$pkg" == curl ]] && copyright=build/curl/prefix/share/doc/curl/copyright
+    [[ -f "$copyright" ]] && cp "$copyright" "$STAGE/licenses/$pkg"
 done
 
 # glibc's own objects (the loader, libc, libm, libresolv, ...) find each other by the loader's rules and are

@@ -4,7 +4,7 @@ internal import CBOR
 internal import Crypto
 internal import FoundationEssentials
 
-/// One fuzz input: the CBOR decoder, then `verifyRegistration` (`verifyAttestation` and the receipt) and
+/// One fuzz input: the CBOR decoder, the receipt envelope's BER reader, then `verifyRegistration` (`verifyAttestation` and the receipt) and
 /// `verifyAssertion` over the same bytes.
 /// Any outcome but a crash, a hang or a sanitizer report is fine: malformed input must end in a slug.
 ///
@@ -35,6 +35,7 @@ enum FuzzTarget {
     @discardableResult
     static func run(_ input: [UInt8]) -> Int {
         _ = try? CBORDecoder().decode(input)
+        _ = SignedData.appAttestEnvelope(input)  // the receipt's BER reader, on raw bytes too
         let attested = try? attestationVerifier.verifyRegistration(
             keyId: keyId,
             attestation: input,

@@ -33,7 +33,8 @@ package struct SignedData: Sendable {
         )
     }
 
-    /// Signs `content` as PKCS#7 SignedData with the content embedded (test support: synthetic receipts).
+    /// Signs `content` as PKCS#7 SignedData with the content embedded and, as Apple's receipts, no signed
+    /// attributes: the signature is over the content itself (test support: synthetic receipts).
     /// - Throws: `crypto.internal` if OpenSSL fails.
     package static func sign(
         _ content: [UInt8],

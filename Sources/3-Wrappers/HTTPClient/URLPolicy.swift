@@ -21,7 +21,9 @@ package struct URLPolicy {
     package static func check(_ url: String) throws(HTTPError) -> Target {
         guard let handle = curl_url() else { throw HTTPError(.failed, detail: "curl_url: out of memory") }
         defer { curl_url_cleanup(handle) }
-        let rc = curl_url_set(handle, CURLUPART_URL, url, 0)
+        // Parse any scheme, also one this libcurl is built without (ours speaks only http and https):
+        // the policy below refuses it as `protocol_refused`, whatever the build.
+        let rc = curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME))
         guard rc == CURLUE_OK else {
             throw HTTPError(.invalidURL, detail: "curl_url_set: \(rc.rawValue)")
         }

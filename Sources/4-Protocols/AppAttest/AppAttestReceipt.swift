@@ -39,6 +39,20 @@ package struct AppAttestReceipt: Sendable, Hashable {
         at now: Date,
         chainCache: IntermediateCache? = nil
     ) throws(AppAttestError) {
+        // Fast path, the usual case: the signer chain is one already verified (Apple's receipt signer is
+        // long-lived). Read without OpenSSL's PKCS#7, certificate and key decoders; one P-256 verification
+        // with the cached signer key. A cache hit means these exact certificates, in this order, passed the
+        // full path below; a receipt that fails here goes through it for the verdict and its reason.
+        if let chainCache, let envelope = SignedData.appAttestEnvelope(bytes),
+            let verified = chainCache.receiptChain(IntermediateCache.key(envelope.chainDERs, root: root)),
+            envelope.isSigned(by: verified.signerKey)
+        {
+            for certificate in verified.certificates + [root] where !certificate.isValid(at: now) {
+                throw AppAttestError(.receiptExpired, detail: certificate.subject)
+            }
+            try self.init(bytes: bytes, content: envelope.content)
+            return
+        }
         let signed: SignedData
         do { signed = try SignedData(verifyingSignatureOf: bytes) } catch {
             throw AppAttestError(
@@ -50,7 +64,7 @@ package struct AppAttestReceipt: Sendable, Hashable {
         // its DER; every window is still checked at `now`.
         let chain = [signed.signer] + signed.otherCertificates
         let key = IntermediateCache.key(chain.map(\.derRepresentation), root: root)
-        if chainCache?.certificate(key) != nil {
+        if chainCache?.receiptChain(key) != nil {
             for certificate in chain + [root] where !certificate.isValid(at: now) {
                 throw AppAttestError(.receiptExpired, detail: certificate.subject)
             }
@@ -61,7 +75,9 @@ package struct AppAttestReceipt: Sendable, Hashable {
                     detail: error.description
                 )
             }
-            chainCache?.insert(key, signed.signer)
+            if let signerKey = try? signed.signer.publicKey() {
+                chainCache?.insert(key, receiptChain: VerifiedReceiptChain(certificates: chain, signerKey: signerKey))
+            }
         }
         try self.init(bytes: bytes, content: signed.content)
     }

@@ -10,6 +10,7 @@ internal import Synchronization
 /// cached: each carries a fresh nonce.
 package final class IntermediateCache: Sendable {
     private let verified = Mutex<[[UInt8]: Certificate]>([:])
+    private let receiptChains = Mutex<[[UInt8]: VerifiedReceiptChain]>([:])
     /// Apple rotates intermediates rarely; a handful of entries is plenty.
     private let capacity: Int
 
@@ -29,4 +30,22 @@ package final class IntermediateCache: Sendable {
             entries[key] = certificate
         }
     }
+
+    /// The receipt signer chain stored under `key` (`key(_:root:)` of its DERs, signer first), if any.
+    func receiptChain(_ key: [UInt8]) -> VerifiedReceiptChain? { receiptChains.withLock { $0[key] } }
+
+    func insert(_ key: [UInt8], receiptChain: VerifiedReceiptChain) {
+        receiptChains.withLock { entries in
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = receiptChain
+        }
+    }
+}
+
+/// A receipt signer chain that the full path (OpenSSL's PKCS#7 parse and chain build) accepted: its
+/// certificates, signer first, whose windows are still checked at every use, and the signer's key, so a
+/// later receipt of the same chain costs one P-256 verification with a key object already built.
+struct VerifiedReceiptChain: Sendable {
+    let certificates: [Certificate]
+    let signerKey: ECPublicKey
 }

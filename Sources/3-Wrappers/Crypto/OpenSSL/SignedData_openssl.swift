@@ -91,7 +91,7 @@ extension SignedData {
         let p7: UnsafeMutablePointer<PKCS7>? = content.withUnsafeBufferPointer { buffer in
             guard let input = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
             defer { BIO_free(input) }
-            return PKCS7_sign(signer.owner.pointer, key.owner.pointer, stack, input, Int32(PKCS7_BINARY))
+            return PKCS7_sign(signer.owner.pointer, key.owner.pointer, stack, input, Int32(PKCS7_BINARY | PKCS7_NOATTR))
         }
         guard let p7 else { throw OpenSSLErrorQueue.error(.internalFailure, "PKCS7_sign") }
         defer { PKCS7_free(p7) }
