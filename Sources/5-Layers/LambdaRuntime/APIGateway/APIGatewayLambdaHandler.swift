@@ -18,13 +18,22 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
     }
 
     package func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] {
+        switch try await respond(to: event, context: context) {
+        case .buffered(let bytes): return bytes
+        case .streamed: return APIGatewayResponse.error(500, "internal").encoded(for: .httpV2)
+        }
+    }
+
+    /// A route that answers with a `stream` is streamed (the prelude carries status and headers);
+    /// every other answer, refusals of streamed routes included, is one buffered response.
+    package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
         var request: APIGatewayRequest
         do {
             request = try APIGatewayRequest(event: event)
         } catch {
             context.logger.warning("invalid event", ["reason": .string(error.reason.slug)])
             // The format is unknown; the 2.0 shape is also what REST and 1.0 integrations accept.
-            return APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2)
+            return .buffered(APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2))
         }
         let response: APIGatewayResponse
         switch router.resolve(method: request.method, path: request.rawPath) {
@@ -36,6 +45,7 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         case .notFound:
             response = .error(404, "not_found")
         }
-        return response.encoded(for: request.format)
+        if let stream = response.stream { return .streamed(response.streamed(stream)) }
+        return .buffered(response.encoded(for: request.format))
     }
 }
