@@ -189,6 +189,13 @@ package struct MeteredCall: Sendable {
             var headers = quotaHeader
             if let contentType { headers["content-type"] = contentType }
             return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
+        case .streaming(let status, let contentType, let stream):
+            // Metered like a buffered call: both units stay spent (the provider is doing the work).
+            record.fields["stream"] = .bool(true)
+            var headers = quotaHeader
+            if let contentType { headers["content-type"] = contentType }
+            let response = MeteredResponse(status: status, headers: headers, body: [], stream: stream)
+            return Self.withChallenge(response, await next)
         case .notAnswered(let timedOut, let reason):
             record.fields["upstream"] = .string(reason)
             record.fields["decision"] = .string("upstream_unavailable")

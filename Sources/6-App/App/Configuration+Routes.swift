@@ -7,11 +7,14 @@ extension SettingsReader {
     /// back to a default (`maxResponseByte`, `mdoe`).
     static let routeFields: Set<String> = [
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
-        "maxResponseBytes", "requireStrongIntegrity",
+        "maxResponseBytes", "requireStrongIntegrity", "stream", "maxStreamSeconds", "maxStreamBytes",
     ]
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     /// Lambda's synchronous response limit.
     static let maxResponseLimit = 6 * 1024 * 1024
+    /// Lambda's limit on a streamed response (20 MiB) and on a function's run (15 minutes).
+    static let maxStreamBytesLimit = 20 * 1024 * 1024
+    static let maxStreamSecondsLimit = 900
 
     /// Parses `ROUTES` (design.md section 5); every route's problems are reported with its index.
     mutating func routes(_ text: String, gateMode: GateMode) -> [MeteredRoute] {
@@ -109,6 +112,30 @@ extension SettingsReader {
             } else {
                 errors.append("maxResponseBytes must be 1...\(maxResponseLimit)")
             }
+        }
+        if let value = fields["stream"] {
+            if let stream = value.boolValue {
+                route.stream = stream
+            } else {
+                errors.append("stream must be true or false")
+            }
+        }
+        if let value = fields["maxStreamSeconds"] {
+            if let seconds = value.intValue, (1...Int64(maxStreamSecondsLimit)).contains(seconds) {
+                route.maxStreamSeconds = Int(seconds)
+            } else {
+                errors.append("maxStreamSeconds must be 1...\(maxStreamSecondsLimit)")
+            }
+        }
+        if let value = fields["maxStreamBytes"] {
+            if let bytes = value.intValue, (1...Int64(maxStreamBytesLimit)).contains(bytes) {
+                route.maxStreamBytes = Int(bytes)
+            } else {
+                errors.append("maxStreamBytes must be 1...\(maxStreamBytesLimit)")
+            }
+        }
+        if !route.stream, fields["maxStreamSeconds"] != nil || fields["maxStreamBytes"] != nil {
+            errors.append("maxStreamSeconds and maxStreamBytes need stream: true")
         }
         if let value = fields["requireStrongIntegrity"] {
             if let strong = value.boolValue {
