@@ -22,8 +22,10 @@ extension CurlTransport: HTTPStreamingTransport {
     public func send(_ request: HTTPRequest, streamingBody body: RequestBodyStream) async throws -> HTTPResponse {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
-        let handle = pool.take()
-        defer { pool.giveBack(handle) }
+        // A handle of its own, freed afterwards: libcurl 7.88 keeps per-handle trailer state that
+        // `curl_easy_reset` does not clear, and a pooled handle reused after a chunked upload with a
+        // trailer callback corrupts the heap on a later transfer (seen on the third streamed response).
+        let handle = CurlEasyHandle()
         let caBundlePath = self.caBundlePath
         let cancellation = CancellationFlag()
         do {
