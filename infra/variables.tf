@@ -233,7 +233,7 @@ variable "upstream_auth_header" {
 }
 
 variable "routes" {
-  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes). Each becomes an API Gateway route and, through `feature`, the `route` dimension of its metrics."
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, stream, maxStreamSeconds, maxStreamBytes). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
   type = list(object({
     method           = string
     path             = string
@@ -244,6 +244,9 @@ variable "routes" {
     onUnavailable    = optional(string)
     upstreamPath     = optional(string)
     maxResponseBytes = optional(number)
+    stream           = optional(bool)
+    maxStreamSeconds = optional(number)
+    maxStreamBytes   = optional(number)
   }))
   default = [
     { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },

@@ -125,4 +125,21 @@ struct StreamingHandler: LambdaHandler {
             return
         }
     }
+
+    @Test func throughAFunctionURLEveryAnswerIsStreamedWithItsStatusInThePrelude() async throws {
+        let handler = APIGatewayLambdaHandler(router: Router<any APIRouteHandler>())
+        let event =
+            #"{"version":"2.0","rawPath":"/nope","requestContext":{"domainName":"abc.lambda-url.eu-west-1.on.aws","#
+            + #""http":{"method":"POST"}}}"#
+        let client = FakeRuntimeAPIClient([invocation("r1", body: event)])
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        guard case .streamed(_, let type, let chunks, .finished) = client.posts.first, chunks.count == 2 else {
+            Issue.record("not streamed: \(client.posts)")
+            return
+        }
+        #expect(type == StreamedResponse.httpIntegrationContentType)
+        let prelude = try JSONValue.parse(Array(chunks[0].dropLast(8)))
+        #expect(prelude["statusCode"]?.intValue == 404)
+        #expect(chunks[1] == Array(#"{"error":"not_found"}"#.utf8))
+    }
 }

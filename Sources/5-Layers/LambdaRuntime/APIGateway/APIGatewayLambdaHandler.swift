@@ -25,7 +25,8 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
     }
 
     /// A route that answers with a `stream` is streamed (the prelude carries status and headers);
-    /// every other answer, refusals of streamed routes included, is one buffered response.
+    /// every other answer, refusals of streamed routes included, is one buffered response, except
+    /// through a Function URL, where every answer is a one-chunk stream with the same status and body.
     package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
         var request: APIGatewayRequest
         do {
@@ -46,6 +47,20 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
             response = .error(404, "not_found")
         }
         if let stream = response.stream { return .streamed(response.streamed(stream)) }
+        if request.viaFunctionURL {
+            // A RESPONSE_STREAM Function URL passes a buffered payload on raw: give it the prelude.
+            let body = response.body
+            return .streamed(
+                response.streamed(
+                    ResponseStreamBody { writer in
+                        do throws(RuntimeAPIError) { try await writer.write(body) } catch {
+                            return .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+                        }
+                        return .finished
+                    }
+                )
+            )
+        }
         return .buffered(response.encoded(for: request.format))
     }
 }
