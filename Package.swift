@@ -60,6 +60,7 @@ let package = Package(
         module("SecretsManager", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
         module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "AttestCore"]),
+        module("Dialects", in: "Sources/4-Protocols", ["AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
@@ -67,7 +68,7 @@ let package = Package(
             in: "Sources/5-Layers",
             [
                 "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "Dialects", "AttestCore",
             ]
         ),
         module("LambdaRuntime", in: "Sources/5-Layers", ["HTTPClient", "AttestCore"]),
@@ -76,7 +77,7 @@ let package = Package(
             in: "Sources/6-App",
             [
                 "Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "AWSJSON", "AppAttest", "PlayIntegrity",
-                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "Dialects", "AttestCore",
             ]
         ),
         .executableTarget(
@@ -169,6 +170,7 @@ let package = Package(
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
+        tests("DialectsTests", ["Dialects", "AttestCore"]),
         tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
@@ -183,7 +185,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
-        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
+        tests("AppTests", ["App", "Gate", "Dialects", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
             ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],

@@ -604,9 +604,10 @@ def main(argv=None):
                         APPLE_BUNDLE_IDS="com.example.gate", APP_ATTEST_ENVIRONMENT="development",
                         APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_BUDGET="1000000", LOG_LEVEL="info")
 
-        def gate_run(endpoint, calls):
-            harness, info = start_harness(stack, binary, dict(gate_env, DYNAMODB_ENDPOINT=endpoint))
-            bench.stdin.write(("RUN %s /v1/generate /v1/generate-off %d\n" % (info["http"], calls)).encode())
+        def gate_run(endpoint, calls, env=None, chat=False):
+            harness, info = start_harness(stack, binary, dict(env or gate_env, DYNAMODB_ENDPOINT=endpoint))
+            bench.stdin.write(("RUN %s /v1/generate /v1/generate-off %d%s\n"
+                               % (info["http"], calls, " chat" if chat else "")).encode())
             bench.stdin.flush()
             result = json.loads(bench.stdout.readline())
             # The decision lines' own count of DynamoDB requests (ddbRequests / ddbSequential), by route.
@@ -653,6 +654,28 @@ def main(argv=None):
         rows.append(("  of which in sequence (critical path)", stats(enforce_chains), "", "≤ 4",
                      max(enforce_chains) <= 4))
         rows.append(("  same call, GATE_MODE off", stats(off_counts), "", "", None))
+        # 4a'. The same call on a route with a known dialect and the money ceiling (issue 15): the worst case
+        # is reserved in the ceiling write, and the settle (marker + give-back, one transaction) follows the
+        # answer, one more request in sequence.
+        money_routes = [dict(gate_routes[0], upstreamPath="/v1/chat/completions", dialect="openai-chat",
+                             models=["bench-model"], maxOutputTokens=100,
+                             prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}}),
+                        dict(gate_routes[1], dialect="openai-chat", models=["bench-model"], maxOutputTokens=100,
+                             prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}})]
+        money_env = dict(gate_env, ROUTES=json.dumps(money_routes), AI_DAILY_COST_BUDGET_USD="1000000")
+        proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
+        money = gate_run(proxy.url, 10 if quick else 30, env=money_env, chat=True)
+        proxy.close()
+        money_counts, money_chains, money_ops = per_call(money["enforce"])
+        figures["ddb"]["moneyCeiling"] = {"enforce": stats(money_counts), "enforceSequential": stats(money_chains),
+                                          "enforceOperations": money_ops,
+                                          "enforceStatuses": sorted({st for _s, _e, st in money["enforce"]})}
+        rows.append(("DynamoDB requests per iOS metered call, money ceiling (+ settle)", stats(money_counts), "",
+                     "today 6", None))
+        rows.append(("  of which in sequence (critical path)", stats(money_chains), "", "today 4", None))
+        if sorted({st for _s, _e, st in money["enforce"]}) != [200]:
+            rows.append(("  !! non-200 answers on the money-ceiling route",
+                         {"median": sum(1 for _s, _e, st in money["enforce"] if st != 200)}, "", "0", False))
         logged = counted["decisions"].get("generation", [])
         figures["ddb"]["decisionLine"] = counted["decisions"]
         if logged:

@@ -260,6 +260,9 @@ def make_handler(key, header, control=None):
                 return stream_answer(self, control, body, request)
             answer = {"upstream": "fake", "path": self.path, "bytes": len(body)}
             answer.update(flashcards(body))
+            # The usage an OpenAI chat answer reports, so a route with a known dialect can settle its cost.
+            answer["usage"] = {"prompt_tokens": max(1, len(body) // 4), "completion_tokens": 20,
+                               "total_tokens": max(1, len(body) // 4) + 20}
             return self._json(200, answer)
 
     return Handler

@@ -40,12 +40,12 @@ import Testing
         #expect(server.requests.first?.header("authorization") == nil)
     }
 
-    @Test(arguments: [429, 500, 503])
-    func overloadedProviderIsNotAnswered(status: Int) async throws {
+    @Test(arguments: [429, 500, 503, 529])
+    func everyStatusIsAnAnswerTheRoutesPolicyJudges(status: Int) async throws {
         let server = try LoopbackHTTPServer { _ in .respond(status: status) }
         defer { server.stop() }
         let result = await upstream(server).call(route: route, body: [], timeout: .seconds(5))
-        #expect(result == .notAnswered(timedOut: false, reason: "upstream.status_\(status)"))
+        #expect(result == .answered(status: status, contentType: nil, body: []))
     }
 
     @Test func clientErrorsOfTheProviderArePassedOn() async throws {
@@ -55,14 +55,15 @@ import Testing
         #expect(result == .answered(status: 400, contentType: nil, body: Array("bad".utf8)))
     }
 
-    @Test func timeoutIsNotAnsweredAndTimedOut() async throws {
+    @Test func aTimeoutAfterTheRequestWasWrittenIsTimedOutNotUnsent() async throws {
         let server = try LoopbackHTTPServer { _ in .hang(seconds: 10) }
         defer { server.stop() }
-        let result = await upstream(server).call(route: route, body: [], timeout: .milliseconds(200))
-        #expect(result == .notAnswered(timedOut: true, reason: "http.timeout"))
+        let result = await upstream(server).call(route: route, body: Array("{}".utf8), timeout: .milliseconds(200))
+        #expect(result == .failed(.timedOut, reason: "http.timeout"))
+        #expect(server.requests.first?.body == Array("{}".utf8))
     }
 
-    @Test func refusedConnectionIsNotAnswered() async throws {
+    @Test func aRefusedConnectionIsProvablyNotSent() async throws {
         let port = try LoopbackHTTPServer.unusedPort()
         let upstream = HTTPUpstream(
             baseURL: "http://127.0.0.1:\(port)",
@@ -71,18 +72,28 @@ import Testing
             transport: CurlTransport()
         )
         let result = await upstream.call(route: route, body: [], timeout: .seconds(2))
-        #expect(result == .notAnswered(timedOut: false, reason: "http.connect_failed"))
+        #expect(result == .failed(.notSent, reason: "http.connect_failed"))
     }
 
-    @Test func aTooLargeAnswerWasBilledSoItIsAnsweredAs502() async throws {
+    @Test func aConnectionCutAfterTheHeadersIsCut() async throws {
+        let partial = "HTTP/1.1 200 OK\r\nContent-Length: 50\r\nContent-Type: application/json\r\n\r\n{\"choi"
+        let server = try LoopbackHTTPServer { _ in .raw(Array(partial.utf8)) }
+        defer { server.stop() }
+        let result = await upstream(server).call(route: route, body: Array("{}".utf8), timeout: .seconds(5))
+        #expect(result == .failed(.cut, reason: "http.connection_reset"))
+    }
+
+    @Test func aConnectionClosedAfterTheRequestWithoutAnAnswerIsLost() async throws {
+        let server = try LoopbackHTTPServer { _ in .close }
+        defer { server.stop() }
+        let result = await upstream(server).call(route: route, body: Array("{}".utf8), timeout: .seconds(5))
+        #expect(result == .failed(.lost, reason: "http.connection_reset"))
+    }
+
+    @Test func aTooLargeAnswerWasBilledSoItIsKept() async throws {
         let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: [UInt8](repeating: 1, count: 500)) }
         defer { server.stop() }
         let result = await upstream(server).call(route: route, body: [], timeout: .seconds(5))
-        guard case .answered(let status, _, let body) = result else {
-            Issue.record("expected answered, got \(result)")
-            return
-        }
-        #expect(status == 502)
-        #expect(body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
+        #expect(result == .failed(.tooLarge, reason: "http.response_too_large"))
     }
 }

@@ -1,5 +1,8 @@
+import AWSJSON
 import AttestCore
+import Crypto
 import Dispatch
+import DynamoDB
 import FoundationEssentials
 import Glibc
 import HTTPClient
@@ -151,7 +154,7 @@ struct StreamingBootstrapTests {
         let received = try await harness.stream(
             "/v1/tutor",
             device: Self.device(),
-            body: #"{"stream":true,"events":6,"intervalMs":150,"question":"why is the sky blue?"}"#
+            body: #"{"stream":true,"events":12,"intervalMs":250,"question":"why is the sky blue?"}"#
         )
         #expect(received.head.status == 200)
         #expect(received.head.header("content-type") == "text/event-stream")
@@ -162,8 +165,8 @@ struct StreamingBootstrapTests {
         #expect(received.bytes == served["bytes"]?.intValue.map { Int($0) })
         let firstArrived = try #require(received.pieces.first?.at)
         let lastSent = try #require(served["lastEventAt"]?.number)
-        // Seven events 150 ms apart: the client has its first one long before the upstream sends its last.
-        #expect(firstArrived < lastSent - 0.3, "first piece at \(firstArrived), last event sent at \(lastSent)")
+        // Thirteen events 250 ms apart: the client has its first one while the upstream is still sending.
+        #expect(firstArrived < lastSent - 0.5, "first piece at \(firstArrived), last event sent at \(lastSent)")
         #expect(received.pieces.count >= 3, "the answer arrived in \(received.pieces.count) piece(s)")
         #expect(String(decoding: received.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
     }
@@ -299,5 +302,65 @@ struct StreamingBootstrapTests {
         #expect(cut.head.header("x-quota-remaining") == String(remaining - 1))
         let next = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":1}"#)
         #expect(next.head.header("x-quota-remaining") == String(remaining - 2))
+    }
+
+    /// Today's `cost` (micro-USD) on the ceiling row `AI_BUDGET#{day}` / `TOTAL`.
+    static func costUsed() async throws -> Int64 {
+        let environment = try AWSEnvironment([
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "",
+        ])
+        let client = DynamoDBClient(
+            configuration: DynamoDBClient.configuration(environment),
+            transport: CurlTransport(),
+            random: SecureRandom()
+        )
+        let day = String(Date().formatted(.iso8601.year().month().day().dateSeparator(.dash)))
+        let item = try await client.getItem(
+            Table(name: BootstrapTests.table),
+            key: ["PK": .s("AI_BUDGET#\(day)"), "SK": .s("TOTAL")],
+            deadline: .after(.seconds(5))
+        )
+        guard case .n(let text)? = item?["cost"] else { return 0 }
+        return Int64(text) ?? 0
+    }
+
+    @Test func aStreamSettlesToItsFinalUsageAndOneCutBeforeItsUsageKeepsTheReservation() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        _ = BootstrapTests.tableReady
+        // One token costs one USD (1e6 micro-USD) either way, so the settled cost reads as tokens.
+        let route =
+            #"[{"method":"POST","path":"/v1/chat","feature":"chat_stream","mode":"monitor","#
+            + #""upstreamPath":"/v1/chat/completions","dialect":"openai-chat","models":["fake"],"maxOutputTokens":50,"#
+            + #""prices":{"fake":{"inputPerMTok":1000000,"outputPerMTok":1000000}},"stream":true,"#
+            + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
+        let harness = try await LocalHarness(
+            environment: [
+                "ATTESTGATE_ENV": "development", "TABLE_NAME": BootstrapTests.table, "AWS_REGION": "us-east-1",
+                "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
+                "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info", "ROUTES": route,
+                "AI_DAILY_COST_BUDGET_USD": "1000000",
+            ],
+            deadlineMs: 30_000
+        )
+        let device = Self.device()
+        let body = #"{"model":"fake","messages":[{"role":"user","content":"Why?"}],"stream":true}"#
+        let before = try await Self.costUsed()
+        let whole = try await harness.stream("/v1/chat", device: device, body: body)
+        #expect(whole.head.status == 200, "\(String(decoding: whole.text, as: UTF8.self))")
+        #expect(String(decoding: whole.text, as: UTF8.self).contains(#""usage":{"prompt_tokens""#))
+        let served = try #require(try await upstream.streams().last)
+        let tokens = try #require(served["usage"]?["input"]?.intValue) + (served["usage"]?["output"]?.intValue ?? 0)
+        let settled = try await Self.costUsed()
+        #expect(settled - before == tokens * 1_000_000, "settled \(settled - before) for \(tokens) tokens")
+
+        // The same call cut after its first event: no usage ever arrives, the worst case stays reserved.
+        let cutBody = #"{"model":"fake","messages":[{"role":"user","content":"Why?"}],"stream":true,"cutAfter":1}"#
+        let cut = try await harness.stream("/v1/chat", device: device, body: cutBody)
+        #expect(cut.head.status == 200)
+        let kept = try await Self.costUsed()
+        #expect(kept - settled > tokens * 1_000_000, "a cut stream kept \(kept - settled)")
+        #expect((kept - settled) % 1_000_000 == 0)
     }
 }

@@ -106,24 +106,26 @@ import Testing
         var admitted = 0
         for _ in 0..<15 {
             switch try await guardian.reserve(paid: false, now: noon) {
-            case .reserved(let reservation, let claimed):
+            case .reserved(let reservation, let claimed, _):
                 admitted += 1
                 if claimed {
                     warnings += 1
                     #expect(reservation.used == 8)
                 }
-            case .exhausted(let retryAfter):
-                #expect(retryAfter == 12 * 3600)
+            case .exhausted(let retryAfter, let ceiling):
+                #expect(retryAfter == 12 * 3600 && ceiling == "calls")
             case .notMetered:
                 Issue.record("a free call must be metered")
             }
         }
         #expect(admitted == 10 && warnings == 1)
         // Units released below the threshold and taken again do not warn a second time.
-        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 10, warned: true))
-        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 9, warned: true))
+        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 10, warned: true, callID: "x1"))
+        try await guardian.release(CeilingReservation(day: "2026-11-30", used: 9, warned: true, callID: "x2"))
         for _ in 0..<2 {
-            if case .reserved(_, let claimed) = try await guardian.reserve(paid: false, now: noon) { #expect(!claimed) }
+            if case .reserved(_, let claimed, _) = try await guardian.reserve(paid: false, now: noon) {
+                #expect(!claimed)
+            }
         }
     }
 
@@ -133,5 +135,31 @@ import Testing
         await #expect(throws: StoreError.self) {
             try await SpendGuard(store: store, dailyLimit: 10, calendar: .utc).reserve(paid: false, now: noon)
         }
+    }
+
+    @Test func theMoneyCeilingAdmitsOnlyWhileTheNextWorstCaseFitsAndSettlesOnce() async throws {
+        let store = InMemoryCeilingStore()
+        let guardian = SpendGuard(store: store, dailyLimit: 0, dailyBudgetMicros: 1_000, calendar: .utc)
+        var held: [CeilingReservation] = []
+        for _ in 0..<5 {
+            switch try await guardian.reserve(paid: false, worstCaseMicros: 300, now: noon) {
+            case .reserved(let reservation, _, _): held.append(reservation)
+            case .exhausted(_, let ceiling): #expect(ceiling == "cost")
+            case .notMetered: Issue.record("a free call must be metered")
+            }
+        }
+        #expect(held.count == 3 && store.cost("2026-11-30") == 900)
+        // Settled to 100: 200 comes back, once, even when the settle is repeated.
+        #expect(try await guardian.settle(held[0], costMicros: 100) == .settled(givenBack: 200))
+        _ = try await guardian.settle(held[0], costMicros: 100)
+        #expect(store.cost("2026-11-30") == 700)
+        // Missing usage keeps the worst case.
+        #expect(try await guardian.settle(held[1], costMicros: nil) == .kept)
+        #expect(store.cost("2026-11-30") == 700)
+        // A settle above the reservation is recorded in full.
+        #expect(try await guardian.settle(held[2], costMicros: 450) == .exceeded(by: 150))
+        #expect(store.cost("2026-11-30") == 850)
+        // Paid calls are not metered at all.
+        #expect(try await guardian.reserve(paid: true, worstCaseMicros: 300, now: noon) == .notMetered)
     }
 }

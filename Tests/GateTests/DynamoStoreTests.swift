@@ -133,7 +133,7 @@ struct DynamoStoreTests {
     }
 
     @Test func resentReservationsAndReleasesCountOnce() async throws {
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let hook = ResendHook.firstSend(of: ["UpdateItem", "TransactWriteItems"])
         let table = try await MotoTable.make()
         let store = DynamoAllowanceStore(table: try MotoTable.sibling(of: table, hook: hook))
         let first = try #require(
@@ -164,7 +164,7 @@ struct DynamoStoreTests {
                     calendar: .utc
                 )
                 group.addTask {
-                    if case .reserved(_, let warned) = try await guardian.reserve(paid: false, now: now) {
+                    if case .reserved(_, let warned, _) = try await guardian.reserve(paid: false, now: now) {
                         return (true, warned)
                     }
                     return (false, false)
@@ -174,6 +174,69 @@ struct DynamoStoreTests {
         }
         #expect(results.filter(\.0).count == k)
         #expect(results.filter(\.1).count == 1)
+    }
+
+    @Test func aReleaseAppliesOnceEvenAfterAnotherWriterTouchedTheRow() async throws {
+        let table = try await MotoTable.make()
+        let allowances = DynamoAllowanceStore(table: table)
+        var held: [AllowanceReservation] = []
+        for _ in 0..<3 {
+            held.append(
+                try #require(
+                    try await allowances.reserve(subject: .device(device), feature: "f", day: "2026-11-30", limit: 5)
+                )
+            )
+        }
+        let ceiling = DynamoCeilingStore(table: table)
+        var units: [CeilingReservation] = []
+        for _ in 0..<3 { units.append(try #require(try await ceiling.reserve(day: "2026-11-30", limit: 5))) }
+        // A's release, B's release (another writer on the row), then A's again (a late resend).
+        for index in [0, 1, 0] {
+            try await allowances.release(held[index])
+            try await ceiling.release(units[index])
+        }
+        let quota = try await table.client.getItem(
+            table.table,
+            key: GateTable.key("DEVICE#\(device)", "QUOTA#f#2026-11-30"),
+            deadline: .after(.seconds(5))
+        )
+        let total = try await table.client.getItem(
+            table.table,
+            key: GateTable.key("AI_BUDGET#2026-11-30", "TOTAL"),
+            deadline: .after(.seconds(5))
+        )
+        #expect(quota?["count"]?.intValue == 1)
+        #expect(total?["calls"]?.intValue == 1)
+    }
+
+    @Test func theMoneyCeilingReservesWorstCasesAndSettlesEachOnce() async throws {
+        let table = try await MotoTable.make()
+        let store = DynamoCeilingStore(table: table)
+        var held: [CeilingReservation] = []
+        for _ in 0..<4 {
+            if case .reserved(let reservation) = try await store.reserve(
+                day: "2026-11-30",
+                limit: 0,
+                worstCaseMicros: 400,
+                budgetMicros: 1_000
+            ) {
+                held.append(reservation)
+            }
+        }
+        #expect(held.count == 2)
+        #expect(held.last?.costUsed == 800)
+        #expect(try await store.giveBack(held[0], calls: 0, micros: 250))
+        #expect(try await store.giveBack(held[0], calls: 0, micros: 250))  // a second attempt: already applied
+        let fits = try await store.reserve(day: "2026-11-30", limit: 0, worstCaseMicros: 400, budgetMicros: 1_000)
+        guard case .reserved(let third) = fits else {
+            Issue.record("the settled room should hold one more worst case, got \(fits)")
+            return
+        }
+        #expect(third.costUsed == 950)
+        #expect(
+            try await store.reserve(day: "2026-11-30", limit: 0, worstCaseMicros: 400, budgetMicros: 1_000)
+                == .costReached
+        )
     }
 
     @Test func firstSeenIsRecordedOnce() async throws {

@@ -6,7 +6,9 @@ import Synchronization
 /// Allowance rows in memory, with the same contract as the DynamoDB store (used by pure tests only).
 final class InMemoryAllowanceStore: AllowanceStore {
     let counts = Mutex<[String: Int]>([:])
+    let released = Mutex<Set<String>>([])
     let failing = Atomic<Bool>(false)
+    let minted = Atomic<Int>(0)
 
     func key(_ subject: Subject, _ feature: String, _ day: String) -> String {
         "\(subject.partitionKey)|\(feature)|\(day)"
@@ -14,38 +16,66 @@ final class InMemoryAllowanceStore: AllowanceStore {
 
     func reserve(subject: Subject, feature: String, day: String, limit: Int) async throws -> AllowanceReservation? {
         if failing.load(ordering: .relaxed) { throw StoreError("store.test_failure") }
+        let callID = "a\(minted.add(1, ordering: .relaxed).newValue)"
         return counts.withLock { counts in
             let used = counts[key(subject, feature, day), default: 0]
             guard used < limit else { return nil }
             counts[key(subject, feature, day)] = used + 1
-            return AllowanceReservation(subject: subject, feature: feature, day: day, remaining: limit - used - 1)
+            return AllowanceReservation(
+                subject: subject,
+                feature: feature,
+                day: day,
+                remaining: limit - used - 1,
+                callID: callID
+            )
         }
     }
 
     func release(_ reservation: AllowanceReservation) async throws {
+        guard released.withLock({ $0.insert(reservation.callID).inserted }) else { return }
         counts.withLock { $0[key(reservation.subject, reservation.feature, reservation.day), default: 0] -= 1 }
     }
 }
 
 /// The ceiling row in memory.
 final class InMemoryCeilingStore: CeilingStore {
-    struct Row { var used = 0, warned = false }
+    struct Row { var used = 0, warned = false, cost: Int64 = 0, costWarned = false }
     let rows = Mutex<[String: Row]>([:])
+    let givenBack = Mutex<Set<String>>([])
     let failing = Atomic<Bool>(false)
+    let minted = Atomic<Int>(0)
 
-    func reserve(day: String, limit: Int) async throws -> CeilingReservation? {
+    func reserve(day: String, limit: Int, worstCaseMicros: Int64, budgetMicros: Int64) async throws -> CeilingAttempt {
         if failing.load(ordering: .relaxed) { throw StoreError("store.test_failure") }
+        let callID = "c\(minted.add(1, ordering: .relaxed).newValue)"
         return rows.withLock { rows in
             var row = rows[day, default: Row()]
-            guard row.used < limit else { return nil }
+            if limit > 0, row.used >= limit { return .callsReached }
+            if budgetMicros > 0, row.cost + worstCaseMicros > budgetMicros { return .costReached }
             row.used += 1
+            row.cost += worstCaseMicros
             rows[day] = row
-            return CeilingReservation(day: day, used: row.used, warned: row.warned)
+            return .reserved(
+                CeilingReservation(
+                    day: day,
+                    used: row.used,
+                    warned: row.warned,
+                    callID: callID,
+                    costMicros: worstCaseMicros,
+                    costUsed: row.cost,
+                    costWarned: row.costWarned
+                )
+            )
         }
     }
 
-    func release(_ reservation: CeilingReservation) async throws {
-        rows.withLock { $0[reservation.day, default: Row()].used -= 1 }
+    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool {
+        guard givenBack.withLock({ $0.insert(reservation.callID).inserted }) else { return true }
+        rows.withLock {
+            $0[reservation.day, default: Row()].used -= calls
+            $0[reservation.day, default: Row()].cost -= micros
+        }
+        return true
     }
 
     func claimWarning(day: String) async throws -> Bool {
@@ -56,7 +86,16 @@ final class InMemoryCeilingStore: CeilingStore {
         }
     }
 
+    func claimCostWarning(day: String) async throws -> Bool {
+        rows.withLock { rows in
+            if rows[day, default: Row()].costWarned { return false }
+            rows[day, default: Row()].costWarned = true
+            return true
+        }
+    }
+
     func used(_ day: String) -> Int { rows.withLock { $0[day]?.used ?? 0 } }
+    func cost(_ day: String) -> Int64 { rows.withLock { $0[day]?.cost ?? 0 } }
 }
 
 /// Challenges and first-seen days in memory (no expiry logic: the DynamoDB store's tests cover that).

@@ -165,13 +165,35 @@ import Testing
         #expect(paid.status == 200)
     }
 
-    @Test(arguments: [(true, 504), (false, 502)])
-    func anUnansweredUpstreamReleasesBothUnits(timedOut: Bool, status: Int) async {
-        let s = stack(
-            evidence: .genuine(proof: .appAttest),
-            upstream: .notAnswered(timedOut: timedOut, reason: "upstream.test")
-        )
-        for _ in 0..<5 {
+    /// (upstream result, policy, released, status, `upstream` label)
+    static let releaseCases: [(UpstreamResult, ReleasePolicy, Bool, Int, String)] = [
+        (.failed(.notSent, reason: "t"), .unbilled, true, 502, "unsent"),
+        (.answered(status: 429, contentType: nil, body: []), .unbilled, true, 502, "refused_429"),
+        (.answered(status: 503, contentType: nil, body: []), .unbilled, true, 502, "refused_503"),
+        (.answered(status: 529, contentType: nil, body: []), .unbilled, true, 502, "refused_529"),
+        (.answered(status: 500, contentType: nil, body: []), .unbilled, false, 502, "failed_500"),
+        (.failed(.timedOut, reason: "t"), .unbilled, false, 504, "timeout_kept"),
+        (.failed(.lost, reason: "t"), .unbilled, false, 502, "lost_kept"),
+        (.failed(.cut, reason: "t"), .unbilled, false, 502, "cut_kept"),
+        (.failed(.tooLarge, reason: "t"), .unbilled, false, 502, "too_large_kept"),
+        (.failed(.timedOut, reason: "t"), .seed, true, 504, "timeout_released"),
+        (.answered(status: 500, contentType: nil, body: []), .seed, true, 502, "refused_500"),
+        (.failed(.tooLarge, reason: "t"), .seed, false, 502, "too_large_kept"),
+    ]
+
+    @Test(arguments: releaseCases)
+    func unitsComeBackOnlyWhenThePolicySaysTheCallWasNotBilled(
+        result: UpstreamResult,
+        policy: ReleasePolicy,
+        released: Bool,
+        status: Int,
+        label: String
+    ) async {
+        let s = stack(evidence: .genuine(proof: .appAttest), upstream: result)
+        var route = self.route
+        route.release = policy
+        route.allowance = AllowancePolicy(firstDay: 10, laterDays: 10)
+        for _ in 0..<3 {
             let response = await s.call.handle(
                 request(),
                 route: route,
@@ -180,15 +202,38 @@ import Testing
                 logger: s.logger
             )
             #expect(response.status == status && response.body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
+            #expect(s.sink.objects.last?["upstream"] == .string(label))
         }
-        #expect(s.ceiling.used("2026-11-30") == 0)
+        #expect(s.ceiling.used("2026-11-30") == (released ? 0 : 3))
         s.upstream.result.withLock { $0 = .answered(status: 200, contentType: nil, body: []) }
         #expect(
             await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
                 .status
                 == 200
         )
-        #expect(s.ceiling.used("2026-11-30") == 1)
+        #expect(s.ceiling.used("2026-11-30") == (released ? 1 : 4))
+    }
+
+    @Test func aBodyOverTheRoutesLimitIsRefusedBeforeAnythingIsSpent() async {
+        let s = stack(evidence: .genuine(proof: .appAttest))
+        var route = self.route
+        route.maxRequestBytes = 10
+        let big = MeteredRequest(
+            method: "POST",
+            rawPath: "/v1/generate",
+            headers: ["x-device-id": "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
+            body: Array(repeating: 0x20, count: 11)
+        )
+        let response = await s.call.handle(
+            big,
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
+        #expect(response.status == 413 && response.body == Array(#"{"error":"request_too_large"}"#.utf8))
+        #expect(s.ceiling.used("2026-11-30") == 0)
+        #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
     }
 
     @Test func aFailingAllowanceStoreFailsClosed() async {

@@ -7,7 +7,8 @@
 // usage: GateBench --root-out PATH
 //   writes the synthetic Apple root (APP_ATTEST_TRUST_ROOT) to PATH and prints `READY`, then reads
 //   commands on stdin, one per line:
-//   RUN <front URL> <enforce path> <off path> <calls>  → one JSON line {"register":…,"enforce":[…],"off":[…]}
+//   RUN <front URL> <enforce path> <off path> <calls> [chat]  → one JSON line {"register":…,"enforce":[…],"off":[…]}
+//   (`chat`: an OpenAI chat body, for a route with a known dialect and the money ceiling)
 //   where each call is [start_ns, end_ns, status].
 internal import AttestCore
 internal import Crypto
@@ -77,7 +78,7 @@ func challenge(_ front: String, _ deviceID: String) async -> String {
     return text
 }
 
-func run(front: String, enforcePath: String, offPath: String, calls: Int) async -> String {
+func run(front: String, enforcePath: String, offPath: String, calls: Int, chat: Bool = false) async -> String {
     let deviceID = uuid()
     var key = try! SimulatedAppAttestKey()
     let first = await challenge(front, deviceID)
@@ -100,7 +101,12 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int) async 
     var current = await challenge(front, deviceID)
     var enforced: [String] = []
     var off: [String] = []
-    let body = Array(#"{"prompt":"benchmark"}"#.utf8)
+    let body = Array(
+        (chat
+            ? #"{"model":"bench-model","messages":[{"role":"user","content":"benchmark"}]}"#
+            : #"{"prompt":"benchmark"}"#)
+            .utf8
+    )
     let bodyHash = Bytes.hex(Digest.sha256(body))
     for _ in 0..<calls {
         let clientData = Array(
@@ -138,10 +144,11 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int) async 
 
 while let line = readLine() {
     let parts = line.split(separator: " ").map(String.init)
-    guard parts.count == 5, parts[0] == "RUN", let calls = Int(parts[4]) else {
+    guard parts.count == 5 || (parts.count == 6 && parts[5] == "chat"), parts[0] == "RUN", let calls = Int(parts[4])
+    else {
         if parts.first == "QUIT" { break }
         fail("unknown command: \(line)")
     }
-    print(await run(front: parts[1], enforcePath: parts[2], offPath: parts[3], calls: calls))
+    print(await run(front: parts[1], enforcePath: parts[2], offPath: parts[3], calls: calls, chat: parts.count == 6))
     fflush(nil)
 }

@@ -49,6 +49,8 @@ struct WriteCheck: Sendable {
     /// Matching `UpdateItem`s the loss proxy lets through before losing one (the write under test is not
     /// the call's first write on that key).
     let lossSkip: Int
+    /// Whether the product write is a `TransactWriteItems` (a give-back with its marker, `GiveBack.swift`).
+    let transactional: Bool
 
     init(
         _ slug: String,
@@ -57,9 +59,11 @@ struct WriteCheck: Sendable {
         run: @escaping @Sendable (RunContext) async throws -> Observation,
         preFixControl: (@Sendable (RunContext) async throws -> Observation)? = nil,
         tokenlessBreaks: Bool = true,
-        lossSkip: Int = 0
+        lossSkip: Int = 0,
+        transactional: Bool = false
     ) {
         self.lossSkip = lossSkip
+        self.transactional = transactional
         self.tokenlessBreaks = tokenlessBreaks
         self.slug = slug
         self.write = write
@@ -91,7 +95,8 @@ extension WriteCheck {
     static let all: [WriteCheck] = [
         challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
         allowanceReserve,
-        allowanceRelease, ceilingReserve, ceilingRelease, warningFlag, decodeBudget, playQuota, firstSeen,
+        allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, warningFlag, decodeBudget, playQuota,
+        firstSeen,
     ]
 
     static let challengeSpend = WriteCheck(
@@ -280,25 +285,30 @@ extension WriteCheck {
 
     static let allowanceRelease = WriteCheck(
         "allowance_release",
-        "allowance release",
+        "allowance release (marker + decrement, one transaction)",
         match: { ids in "QUOTA#generation#\(ids.day)" },
         run: { context in
             let store = DynamoAllowanceStore(table: context.plain)
             let subject = Subject.device(context.ids.id)
+            var held: [AllowanceReservation] = []
             for _ in 0..<2 {
                 guard
-                    try await store.reserve(subject: subject, feature: "generation", day: context.ids.day, limit: 3)
-                        != nil
+                    let reservation = try await store.reserve(
+                        subject: subject,
+                        feature: "generation",
+                        day: context.ids.day,
+                        limit: 3
+                    )
                 else { throw HarnessError("setup: reservation refused") }
+                held.append(reservation)
             }
             try await context.arm()
-            try await DynamoAllowanceStore(table: context.writer)
-                .release(
-                    AllowanceReservation(subject: subject, feature: "generation", day: context.ids.day, remaining: 1)
-                )
+            // The writer's store mints nothing here: the reservation (and its call ID) came from the setup.
+            try await DynamoAllowanceStore(table: context.writer).release(held[1])
             let count = try await context.count(Keys.allowance(context.ids.id, context.ids.day), "count")
             return Observation(correct: count == 1, text: "2 reserved, 1 released: count \(count)")
-        }
+        },
+        transactional: true
     )
 
     static let ceilingReserve = WriteCheck(
@@ -324,21 +334,62 @@ extension WriteCheck {
 
     static let ceilingRelease = WriteCheck(
         "ceiling_release",
-        "ceiling release",
+        "ceiling release (marker + decrement, one transaction)",
         match: { ids in "AI_BUDGET#\(ids.day)" },
         run: { context in
             let store = DynamoCeilingStore(table: context.plain)
+            var held: [CeilingReservation] = []
             for _ in 0..<2 {
-                guard try await store.reserve(day: context.ids.day, limit: 10) != nil else {
-                    throw HarnessError("setup: ceiling reservation refused")
-                }
+                guard
+                    case .reserved(let reservation) = try await store.reserve(
+                        day: context.ids.day,
+                        limit: 10,
+                        worstCaseMicros: 500,
+                        budgetMicros: 1_000_000
+                    )
+                else { throw HarnessError("setup: ceiling reservation refused") }
+                held.append(reservation)
             }
             try await context.arm()
-            try await DynamoCeilingStore(table: context.writer)
-                .release(CeilingReservation(day: context.ids.day, used: 2, warned: false))
-            let calls = try await context.count(Keys.ceiling(context.ids.day), "calls")
-            return Observation(correct: calls == 1, text: "2 reserved, 1 released: calls \(calls)")
-        }
+            try await DynamoCeilingStore(table: context.writer).release(held[1])
+            let row = try await context.row(Keys.ceiling(context.ids.day))
+            let calls = Int(row?["calls"]?.intValue ?? -1)
+            let cost = Int(row?["cost"]?.intValue ?? -1)
+            return Observation(
+                correct: calls == 1 && cost == 500,
+                text: "2 reserved (500 µ$ each), 1 released: calls \(calls), cost \(cost)"
+            )
+        },
+        transactional: true
+    )
+
+    static let ceilingSettle = WriteCheck(
+        "ceiling_settle",
+        "money settle (marker + give-back of worst case − cost)",
+        match: { ids in "AI_BUDGET#\(ids.day)" },
+        run: { context in
+            guard
+                case .reserved(let reservation) = try await DynamoCeilingStore(table: context.plain).reserve(
+                    day: context.ids.day,
+                    limit: 10,
+                    worstCaseMicros: 900,
+                    budgetMicros: 1_000_000
+                )
+            else { throw HarnessError("setup: ceiling reservation refused") }
+            try await context.arm()
+            let settled = try await SpendGuard(
+                store: DynamoCeilingStore(table: context.writer),
+                dailyLimit: 10,
+                dailyBudgetMicros: 1_000_000,
+                calendar: .utc
+            ).settle(reservation, costMicros: 600)
+            let cost = try await context.count(Keys.ceiling(context.ids.day), "cost")
+            return Observation(
+                correct: cost == 600 && settled == .settled(givenBack: 300),
+                text: "900 µ$ reserved, settled to 600: cost \(cost)"
+            )
+        },
+        transactional: true
     )
 
     static let warningFlag = WriteCheck(

@@ -28,9 +28,19 @@ final class RecordingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let isUpdate = request.headers.contains { $0.name == "X-Amz-Target" && $0.value.hasSuffix(".UpdateItem") }
+        let isTransaction = request.headers.contains {
+            $0.name == "X-Amz-Target" && $0.value.hasSuffix(".TransactWriteItems")
+        }
+        // A transaction's `Update` actions have the shape of an `UpdateItem` input: kept as such.
+        var updates = isUpdate ? [request.body] : []
+        if isTransaction, let document = try? JSONValue.parse(request.body) {
+            for action in document["TransactItems"]?.arrayValue ?? [] {
+                if let update = action["Update"] { updates.append(update.serializedBytes) }
+            }
+        }
         state.withLock { state in
             state.sent += 1
-            if isUpdate { state.updates.append(request.body) }
+            state.updates += updates
         }
         return try await inner.send(request)
     }
@@ -52,17 +62,18 @@ struct LossProxy: Sendable {
 
     func reset() async throws { try await post("/reset") }
 
-    /// Loses the next answer to an `UpdateItem` whose body contains `match`, after letting `skip` such
-    /// answers through.
-    func arm(match: String, skip: Int = 0) async throws {
-        try await post("/arm?op=UpdateItem&count=1&match=\(Self.encode(match))&skip=\(skip)")
+    /// Loses the next answer to an `operation` request whose body contains `match`, after letting `skip`
+    /// such answers through.
+    func arm(match: String, skip: Int = 0, operation: String = "UpdateItem") async throws {
+        try await post("/arm?op=\(operation)&count=1&match=\(Self.encode(match))&skip=\(skip)")
     }
 
-    /// How many `UpdateItem` answers were lost since the last reset.
+    /// How many write answers (`UpdateItem`, `TransactWriteItems`) were lost since the last reset.
     func lostUpdates() async throws -> Int {
         let response = try await transport.send(HTTPRequest(method: "GET", url: control + "/stats"))
         let stats = try JSONValue.parse(response.body)
-        return Int(stats["lost"]?["UpdateItem"]?.intValue ?? 0)
+        let lost = stats["lost"]
+        return Int((lost?["UpdateItem"]?.intValue ?? 0) + (lost?["TransactWriteItems"]?.intValue ?? 0))
     }
 
     private func post(_ path: String) async throws {

@@ -3,6 +3,7 @@ import AttestCore
 import DynamoDB
 import FoundationEssentials
 import Gate
+import Glibc
 
 /// Many Lambda instances (one client each) racing on one row. Each race runs twice: as the issue asks (plain
 /// parallel calls, counted), and with every racer's sends also resent by the resend hook. The resent variant
@@ -64,7 +65,68 @@ extension Runner {
     func races() async -> [Line] {
         var lines: [Line] = []
         for resend in [false, true] { lines += await races(resend: resend) }
+        lines.append(await releaseRace(releasers: 8))
         return lines
+    }
+
+    /// Issue 15: N releases of N distinct reservations on one ceiling row, in parallel, each resent after
+    /// it landed, with the resend held back a little so other releasers write the row in between (the
+    /// interleaving that made a one-token-per-row release apply twice). The product must end at exactly
+    /// reserved − N; the control (the same decrement without its marker) must end lower.
+    func releaseRace(releasers n: Int) async -> Line {
+        func run(_ safety: GateTable.WriteSafety) async throws -> (calls: Int, resent: Int) {
+            let ids = RunIDs.next()
+            let setup = DynamoCeilingStore(table: try harness.plain())
+            var held: [CeilingReservation] = []
+            for _ in 0..<(2 * n) {
+                guard let reservation = try await setup.reserve(day: ids.day, limit: 10 * n) else {
+                    throw HarnessError("setup: ceiling reservation refused")
+                }
+                held.append(reservation)
+            }
+            let hook = ResendHook { operation, attempt in
+                guard attempt == 1, operation == "TransactWriteItems" || operation == "UpdateItem" else { return false }
+                usleep(40_000)  // lets the other releasers land before this resend goes out
+                return true
+            }
+            let stores = try (0..<n).map { _ in
+                DynamoCeilingStore(table: harness.gateTable(try harness.client(hook: hook), safety))
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<n {
+                    let store = stores[index]
+                    let reservation = held[index]
+                    group.addTask { try await store.release(reservation) }
+                }
+                try await group.waitForAll()
+            }
+            let calls = Int(try await harness.row(Keys.ceiling(ids.day))?["calls"]?.intValue ?? -1)
+            return (calls, hook.resent)
+        }
+        let expected = n
+        do {
+            let product = try await run(.ownWriteTokens)
+            let control = try await run(.controlWithoutTokens)
+            let passed = product.calls == expected && product.resent >= n && control.calls < expected
+            return Line(
+                passed: passed,
+                write: "race: \(n) releases of \(2 * n) reserved units, each resent after landing",
+                method: "\(n) parallel clients, resend held 40 ms",
+                outcome: "calls = \(product.calls) (expected \(expected) = \(2 * n) − \(n), never lower) "
+                    + "[resent \(product.resent)×]",
+                control: "decrement without its marker: calls = \(control.calls) "
+                    + (control.calls < expected ? "(applied twice: broke as it must)" : "— CONTROL DID NOT BREAK")
+                    + " [resent \(control.resent)×]"
+            )
+        } catch {
+            return Line(
+                passed: false,
+                write: "race: releases",
+                method: "parallel",
+                outcome: "harness error: \(error)",
+                control: "-"
+            )
+        }
     }
 
     func races(resend: Bool) async -> [Line] {

@@ -43,7 +43,7 @@ struct Runner: Sendable {
     ) async throws -> Run {
         let ids = RunIDs.next()
         let transport = RecordingTransport()
-        let hook = method == .hook ? ResendHook.firstSend(of: ["UpdateItem"]) : nil
+        let hook = method == .hook ? ResendHook.firstSend(of: ["UpdateItem", "TransactWriteItems"]) : nil
         let client = try harness.client(
             endpoint: method == .proxy ? harness.proxyEndpoint : nil,
             hook: hook,
@@ -52,6 +52,7 @@ struct Runner: Sendable {
         let proxy = harness.proxy
         let match = check.match(ids)
         let skip = check.lossSkip
+        let transactional = check.transactional
         if method == .proxy { try await proxy.reset() }
         let context = RunContext(
             harness: harness,
@@ -59,7 +60,12 @@ struct Runner: Sendable {
             writer: harness.gateTable(client, safety),
             ids: ids,
             now: now,
-            arm: { if method == .proxy { try await proxy.arm(match: match, skip: skip) } }
+            arm: {
+                guard method == .proxy else { return }
+                try await proxy.arm(match: match, skip: skip)
+                // A give-back is a transaction (its marker and the counter); its control is a plain update.
+                if transactional { try await proxy.arm(match: match, skip: skip, operation: "TransactWriteItems") }
+            }
         )
         let observation = try await body(context)
         let resends = if let hook { hook.resent } else { try await proxy.lostUpdates() }

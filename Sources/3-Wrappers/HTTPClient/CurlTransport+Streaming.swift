@@ -141,11 +141,21 @@ extension CurlTransport: HTTPStreamingTransport {
             check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))
             stream.publish(ResponseBodyStream.Head(status: status, headers: transfer.headers))
             stream.end(nil)
-        } else if stream.isCancelled {
-            stream.end(HTTPError(.cancelled, detail: "the stream was cancelled"))
         } else {
-            let text = String(cString: curl_easy_strerror(code))
-            stream.end(HTTPError(HTTPError.reason(for: code), detail: message.isEmpty ? text : "\(text): \(message)"))
+            // How far it got decides what a caller may release (HTTPError.Stage), as for buffered calls.
+            var requestBytes = 0
+            var pretransfer: curl_off_t = 0
+            check(cshim_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestBytes))
+            check(cshim_curl_getinfo_off_t(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer))
+            stream.end(
+                HTTPError.from(
+                    code,
+                    transfer: transfer,
+                    message: message,
+                    requestBytes: requestBytes,
+                    pretransferMicros: Int64(pretransfer)
+                )
+            )
         }
     }
 

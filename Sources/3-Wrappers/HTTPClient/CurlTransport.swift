@@ -100,7 +100,19 @@ public struct CurlTransport: HTTPTransport {
             check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, nil))
             return (code, String(cString: buffer.baseAddress!))
         }
-        guard code == CURLE_OK else { throw HTTPError.from(code, transfer: transfer, message: message) }
+        guard code == CURLE_OK else {
+            var requestBytes = 0
+            var pretransfer: curl_off_t = 0
+            check(cshim_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestBytes))
+            check(cshim_curl_getinfo_off_t(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer))
+            throw HTTPError.from(
+                code,
+                transfer: transfer,
+                message: message,
+                requestBytes: requestBytes,
+                pretransferMicros: Int64(pretransfer)
+            )
+        }
 
         var status = 0
         check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))

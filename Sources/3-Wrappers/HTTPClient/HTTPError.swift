@@ -21,12 +21,27 @@ public struct HTTPError: Error, Hashable, CustomStringConvertible {
         public static let failed = Reason("http.failed")
     }
 
+    /// How far the exchange got before it failed, for callers that must know whether the server could
+    /// have acted on the request (a paid API bills a request it received, answered or not).
+    public enum Stage: Sendable, Hashable {
+        /// Not known to be unsent: treat as possibly received.
+        case unknown
+        /// No byte of the request was written: name resolution, connection or TLS failed first.
+        case notSent
+        /// The request was (at least partly) written and no response byte came back.
+        case sent
+        /// At least one response byte arrived before the failure.
+        case responseStarted
+    }
+
     public let reason: Reason
     public let detail: String
+    public let stage: Stage
 
-    public init(_ reason: Reason, detail: String = "") {
+    public init(_ reason: Reason, detail: String = "", stage: Stage = .unknown) {
         self.reason = reason
         self.detail = detail
+        self.stage = stage
     }
 
     public static func == (lhs: HTTPError, rhs: HTTPError) -> Bool { lhs.reason == rhs.reason }

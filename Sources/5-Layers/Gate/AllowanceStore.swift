@@ -6,20 +6,24 @@ package struct AllowanceReservation: Sendable, Hashable {
     package let day: String
     /// Calls left after this one.
     package let remaining: Int
+    /// Names this reservation's single release (minted by the store): a resent release never applies twice.
+    package let callID: String
 
-    package init(subject: Subject, feature: String, day: String, remaining: Int) {
+    package init(subject: Subject, feature: String, day: String, remaining: Int, callID: String) {
         self.subject = subject
         self.feature = feature
         self.day = day
         self.remaining = remaining
+        self.callID = callID
     }
 }
 
 /// Per-subject, per-feature daily allowances (layer 2) in `QUOTA#{feature}#{day}` rows.
 ///
 /// Contract: `reserve` takes one unit if fewer than `limit` were taken that day, atomically (a
-/// conditional write); `release` gives one back exactly once. Both are resend-safe: a resend after a
-/// lost answer never counts twice and never refuses itself.
+/// conditional write); `release` gives one back at most once per reservation, whatever resends and other
+/// writers do. Both are resend-safe: a resend after a lost answer never counts twice and never refuses
+/// itself.
 package protocol AllowanceStore: Sendable {
     /// - Returns: the reservation, or nil when the allowance for that day is used up.
     /// - Throws: `StoreError`.

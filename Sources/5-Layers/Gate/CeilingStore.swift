@@ -1,32 +1,96 @@
-/// One unit of the environment's daily ceiling on unpaid AI calls.
+/// Layer 3's hold on one call: one unit of the day's call ceiling and the call's worst-case cost in
+/// micro-dollars, both on the `AI_BUDGET#{day}` / `TOTAL` row. What is given back goes back once.
 package struct CeilingReservation: Sendable, Hashable {
     package let day: String
     /// Calls counted that day, this one included.
     package let used: Int
-    /// Whether the day's 80 % warning has already been claimed.
+    /// Whether the day's 80 % warning (calls) has already been claimed.
     package let warned: Bool
+    /// Names this reservation's single give-back (release or settle): a resend or a second attempt of it
+    /// finds its marker and never applies twice. Minted by the store.
+    package let callID: String
+    /// The worst case reserved for this call, in micro-dollars (0 without a money ceiling).
+    package let costMicros: Int64
+    /// The day's reserved cost after this reservation, in micro-dollars.
+    package let costUsed: Int64
+    /// Whether the day's 80 % warning (cost) has already been claimed.
+    package let costWarned: Bool
 
-    package init(day: String, used: Int, warned: Bool) {
+    package init(
+        day: String,
+        used: Int,
+        warned: Bool,
+        callID: String,
+        costMicros: Int64 = 0,
+        costUsed: Int64 = 0,
+        costWarned: Bool = false
+    ) {
         self.day = day
         self.used = used
         self.warned = warned
+        self.callID = callID
+        self.costMicros = costMicros
+        self.costUsed = costUsed
+        self.costWarned = costWarned
     }
+}
+
+/// Why a ceiling reservation was refused.
+package enum CeilingAttempt: Sendable, Hashable {
+    case reserved(CeilingReservation)
+    /// The day's call count reached `AI_DAILY_CALL_BUDGET`.
+    case callsReached
+    /// The call's worst case does not fit in what is left of `AI_DAILY_COST_BUDGET_USD`.
+    case costReached
 }
 
 /// The environment-wide daily ceiling (layer 3) in the `AI_BUDGET#{day}` / `TOTAL` row.
 ///
-/// Contract: `reserve` counts one call before it is made, with a condition that is both "below the
-/// limit" and "not our own resend"; `release` gives a unit back exactly once; `claimWarning` returns true
-/// to exactly one caller per day (a conditional write on `warned`).
+/// Contract: `reserve` counts one call and adds its worst-case cost before the call is made, in one
+/// conditional write that is both "below both limits" and "not our own resend"; `giveBack` takes back
+/// `calls` units and `micros` micro-dollars (negative: adds) at most once per reservation whatever
+/// resends and other writers do; `claimWarning` / `claimCostWarning` return true to exactly one caller
+/// per day.
 package protocol CeilingStore: Sendable {
-    /// - Returns: the reservation, or nil when the day's ceiling is reached.
+    /// - Parameters:
+    ///   - limit: calls per day; 0: calls are counted but not limited.
+    ///   - worstCaseMicros: the call's worst-case cost; 0 without a money ceiling.
+    ///   - budgetMicros: the day's money ceiling; 0: none.
     /// - Throws: `StoreError` (the caller fails closed).
-    func reserve(day: String, limit: Int) async throws -> CeilingReservation?
+    func reserve(day: String, limit: Int, worstCaseMicros: Int64, budgetMicros: Int64) async throws -> CeilingAttempt
 
-    /// - Throws: `StoreError`.
-    func release(_ reservation: CeilingReservation) async throws
+    /// Gives back part or all of `reservation`, once.
+    /// - Returns: false when it was not applied (the row would go below zero); a resend of an applied
+    ///   give-back returns true without applying again.
+    /// - Throws: `StoreError` (the units then stay spent).
+    @discardableResult
+    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool
 
     /// - Returns: true for the single caller that sets the day's `warned` flag.
     /// - Throws: `StoreError`.
     func claimWarning(day: String) async throws -> Bool
+
+    /// - Returns: true for the single caller that sets the day's `cost_warned` flag.
+    /// - Throws: `StoreError`.
+    func claimCostWarning(day: String) async throws -> Bool
+}
+
+extension CeilingStore {
+    /// A call-count reservation only (no money ceiling).
+    package func reserve(day: String, limit: Int) async throws -> CeilingReservation? {
+        if case .reserved(let reservation) = try await reserve(
+            day: day,
+            limit: limit,
+            worstCaseMicros: 0,
+            budgetMicros: 0
+        ) {
+            return reservation
+        }
+        return nil
+    }
+
+    /// Gives the whole reservation back: the call unit and its worst case (the call was not billed).
+    package func release(_ reservation: CeilingReservation) async throws {
+        try await giveBack(reservation, calls: 1, micros: reservation.costMicros)
+    }
 }

@@ -1,11 +1,13 @@
 internal import AWSJSON
 package import AttestCore
+internal import Dialects
 package import FoundationEssentials
 
 /// A metered call end to end: gate (layer 1) → allowance (layer 2) → ceiling (layer 3) → upstream.
 ///
 /// Each layer assumes the others can fail. A refusal by a later layer never refunds an earlier unit
-/// (the seed's unlimited-calls bug); only a provider that never answered gives both units back.
+/// (the seed's unlimited-calls bug); only a call the provider provably did not bill gives both units back
+/// (`ReleasePolicy`: never sent, or a documented refusal status).
 package struct MeteredCall: Sendable {
     package var environment: String
     package var evidence: any EvidenceSource
@@ -68,6 +70,21 @@ package struct MeteredCall: Sendable {
         logger: Logger,
         record: inout DecisionRecord
     ) async -> MeteredResponse {
+        // A bounded worst case starts with a bounded request: refused before any challenge or row.
+        guard request.body.count <= route.maxRequestBytes else {
+            record.fields["decision"] = .string("request_too_large")
+            return .error(413, "request_too_large", headers: ["cache-control": "no-store"])
+        }
+        // A known dialect's body is checked and capped before anything is spent.
+        let bound: CallBound
+        switch CallBound.prepare(request.body, route: route) {
+        case .success(let prepared): bound = prepared
+        case .failure(let refusal):
+            record.fields["decision"] = .string("invalid_request")
+            record.fields["reason"] = .string(refusal.reason.slug)
+            return .error(400, "invalid_request", headers: ["cache-control": "no-store"])
+        }
+        if let model = bound.model { record.fields["model"] = .string(model) }
         let subject: Subject
         var report = EvidenceReport(evidence: .absent)
         var gated = false
@@ -153,15 +170,25 @@ package struct MeteredCall: Sendable {
         record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
         let quotaHeader = ["x-quota-remaining": String(allowance.remaining)]
 
-        // Layer 3: the environment's ceiling on unpaid calls. Its refusal keeps the allowance unit.
+        // Layer 3: the environment's ceilings on unpaid calls (calls and money). Its refusal keeps the
+        // allowance unit.
         let ceiling: CeilingReservation?
         do {
-            switch try await spendGuard.reserve(paid: request.paid, now: now) {
+            let worstCase = spendGuard.dailyBudgetMicros > 0 ? bound.worstCaseMicros : 0
+            guard let worstCase else {
+                // A money ceiling with a call it cannot bound (configuration refuses this at start).
+                record.fields["decision"] = .string("unbounded_call")
+                return Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
+            }
+            switch try await spendGuard.reserve(paid: request.paid, worstCaseMicros: worstCase, now: now) {
             case .notMetered:
                 ceiling = nil
-            case .reserved(let reservation, let warningClaimed):
+            case .reserved(let reservation, let warningClaimed, let costWarningClaimed):
                 ceiling = reservation
                 record.count("budget_used")
+                if spendGuard.dailyBudgetMicros > 0 {
+                    record.fields["costReservedMicros"] = .int(reservation.costMicros)
+                }
                 if warningClaimed {
                     record.count("budget_warning")
                     logger.warning(
@@ -169,9 +196,19 @@ package struct MeteredCall: Sendable {
                         ["used": .int(Int64(reservation.used)), "limit": .int(Int64(spendGuard.dailyLimit))]
                     )
                 }
-            case .exhausted(let retryAfter):
+                if costWarningClaimed {
+                    // The same metric (and alarm) as the call ceiling's warning; the field says which.
+                    record.count("budget_warning")
+                    record.fields["costWarning"] = .bool(true)
+                    logger.warning(
+                        "ai cost ceiling at 80 percent",
+                        ["usedMicros": .int(reservation.costUsed), "limitMicros": .int(spendGuard.dailyBudgetMicros)]
+                    )
+                }
+            case .exhausted(let retryAfter, let which):
                 record.count("budget_exhausted")
                 record.fields["decision"] = .string("budget_exhausted")
+                record.fields["ceiling"] = .string(which)
                 var headers = quotaHeader
                 headers["retry-after"] = String(retryAfter)
                 return Self.withChallenge(.error(503, "daily_budget_exhausted", headers: headers), await next)
@@ -182,34 +219,86 @@ package struct MeteredCall: Sendable {
             return Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
         }
 
-        // The upstream call, with whatever time the invocation has left.
-        let timeout = max(.milliseconds(100), deadline.remaining - deadlineMargin)
-        switch await upstream.call(route: route, body: request.body, timeout: timeout) {
-        case .answered(let status, let contentType, let body):
-            var headers = quotaHeader
-            if let contentType { headers["content-type"] = contentType }
-            return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
-        case .streaming(let status, let contentType, let stream):
-            // Metered like a buffered call: both units stay spent (the provider is doing the work).
+        // The upstream call, within the route's limit and never past what the invocation has left.
+        let left = deadline.remaining - deadlineMargin
+        let timeout = route.upstreamTimeout.map { min($0, left) } ?? left
+        let result: UpstreamResult
+        if timeout < Self.minimumUpstreamTime {
+            // Too little time to make the call at all: it is not sent, so nothing can have been billed.
+            result = .failed(.notSent, reason: "upstream.no_time_left")
+        } else {
+            result = await upstream.call(route: route, body: bound.body, timeout: timeout)
+        }
+        let verdict = route.release.verdict(result, statuses: route.releaseStatuses)
+        record.fields["upstream"] = .string(verdict.label)
+        switch result {
+        case .answered(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
+        case .failed(_, let reason): record.fields["upstreamReason"] = .string(reason)
+        case .streaming(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
+        }
+        if verdict.release { await release(allowance: allowance, ceiling: ceiling, logger: logger) }
+        var headers = quotaHeader
+        if verdict.release { headers["x-quota-remaining"] = String(allowance.remaining + 1) }
+        if case .streaming(let status, let contentType, let stream) = result {
+            // The provider is streaming: both units stay spent; the money reservation settles to the final
+            // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
             record.fields["stream"] = .bool(true)
-            var headers = quotaHeader
             if let contentType { headers["content-type"] = contentType }
-            let response = MeteredResponse(status: status, headers: headers, body: [], stream: stream)
-            return Self.withChallenge(response, await next)
-        case .notAnswered(let timedOut, let reason):
-            record.fields["upstream"] = .string(reason)
-            record.fields["decision"] = .string("upstream_unavailable")
-            await release(allowance: allowance, ceiling: ceiling, logger: logger)
-            var headers = quotaHeader
-            headers["x-quota-remaining"] = String(allowance.remaining + 1)
+            let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
             return Self.withChallenge(
-                .error(timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
+                MeteredResponse(status: status, headers: headers, body: [], stream: metered),
                 await next
             )
         }
+        guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
+            record.fields["decision"] = .string("upstream_unavailable")
+            return Self.withChallenge(
+                .error(verdict.timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
+                await next
+            )
+        }
+        if let contentType { headers["content-type"] = contentType }
+        await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
+        return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
     }
 
-    /// Gives both units back after a call the provider never answered (it was not billed).
+    /// Reads the answer's usage and settles the money reservation to it (once; missing usage keeps it).
+    private func settle(
+        _ ceiling: CeilingReservation?,
+        bound: CallBound,
+        route: MeteredRoute,
+        answer: [UInt8],
+        record: inout DecisionRecord,
+        logger: Logger
+    ) async {
+        guard route.dialect.isKnown else { return }
+        guard let usage = route.dialect.usage(fromAnswer: answer) else {
+            record.fields["usage"] = .string("missing")
+            return
+        }
+        record.fields["usage"] = .string("read")
+        record.fields["inputTokens"] = .int(Int64(usage.inputTokens))
+        record.fields["outputTokens"] = .int(Int64(usage.outputTokens))
+        guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else { return }
+        record.fields["costMicros"] = .int(cost)
+        do {
+            if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
+                // Only under a declared maxInputTokens: the cap held only as far as that declaration did.
+                record.fields["costOverReservation"] = .bool(true)
+                logger.warning(
+                    "call cost more than its reservation",
+                    ["costMicros": .int(cost), "reservedMicros": .int(ceiling.costMicros)]
+                )
+            }
+        } catch {
+            logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
+        }
+    }
+
+    /// Below this the upstream is not called (a call that cannot finish would only spend the provider).
+    static let minimumUpstreamTime: Duration = .milliseconds(100)
+
+    /// Gives both units back after a call the provider provably did not bill (the route's release policy).
     private func release(allowance: AllowanceReservation, ceiling: CeilingReservation?, logger: Logger) async {
         async let allowanceReleased: Void = allowances.store.release(allowance)
         async let ceilingReleased: Void = { if let ceiling { try await spendGuard.release(ceiling) } }()

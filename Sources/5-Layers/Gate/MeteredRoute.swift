@@ -1,3 +1,5 @@
+package import Dialects
+
 /// One metered route's policy, from the `ROUTES` setting (design.md section 5).
 package struct MeteredRoute: Sendable, Hashable {
     package var method: String
@@ -26,6 +28,26 @@ package struct MeteredRoute: Sendable, Hashable {
     package static let defaultMaxStreamSeconds = 60
     /// Lambda's limit on a streamed response is 20 MiB; the prelude needs a little of it.
     package static let defaultMaxStreamBytes = 20 * 1024 * 1024 - 64 * 1024
+    /// When a call's units go back (`unbilled`: only what provably was not billed).
+    package var release: ReleasePolicy
+    /// Provider statuses that are documented refusals before any work, released under either policy.
+    package var releaseStatuses: Set<Int>
+    /// The largest request body accepted (`413 request_too_large` before anything is spent).
+    package var maxRequestBytes: Int
+    /// The upstream call's time limit; nil: the invocation's remaining time minus the margin (never more).
+    package var upstreamTimeout: Duration?
+    /// How the body is read: `opaque` passes it through; a known dialect checks the model, caps the output
+    /// and reads the reported usage.
+    package var dialect: Dialect = .opaque
+    /// The models a known dialect's request may name; nil allows any.
+    package var models: Set<String>?
+    /// The output cap a known dialect's request is given (required for a known dialect).
+    package var maxOutputTokens: Int?
+    /// Declared bound on input tokens, replacing the body's byte count in the worst case (the cap then
+    /// holds only as far as this declaration does).
+    package var maxInputTokens: Int?
+    /// Prices per model, for the money ceiling.
+    package var prices: [String: ModelPrice] = [:]
 
     package init(
         method: String = "POST",
@@ -37,7 +59,11 @@ package struct MeteredRoute: Sendable, Hashable {
         allowance: AllowancePolicy = .seedDefault,
         upstreamPath: String,
         maxResponseBytes: Int = 65_536,
-        requireStrongIntegrity: Bool = false
+        requireStrongIntegrity: Bool = false,
+        release: ReleasePolicy = .unbilled,
+        releaseStatuses: Set<Int> = ReleasePolicy.defaultStatuses,
+        maxRequestBytes: Int = MeteredRoute.defaultMaxRequestBytes,
+        upstreamTimeout: Duration? = nil
     ) {
         self.method = method
         self.path = path
@@ -49,5 +75,15 @@ package struct MeteredRoute: Sendable, Hashable {
         self.upstreamPath = upstreamPath
         self.maxResponseBytes = maxResponseBytes
         self.requireStrongIntegrity = requireStrongIntegrity
+        self.release = release
+        self.releaseStatuses = releaseStatuses
+        self.maxRequestBytes = maxRequestBytes
+        self.upstreamTimeout = upstreamTimeout
     }
+
+    /// The output cap of a known dialect whose route declares none.
+    package static let defaultMaxOutputTokens = 1024
+
+    /// 1 MiB: far above a prompt, far below what makes a worst case unbounded.
+    package static let defaultMaxRequestBytes = 1_048_576
 }

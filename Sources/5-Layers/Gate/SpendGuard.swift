@@ -1,55 +1,99 @@
-package import AttestCore
+internal import AttestCore
 package import CivilTime
 package import FoundationEssentials
 
-/// Layer 3: the environment-wide daily ceiling on AI calls nobody paid for (seeds/000 section 9).
+/// Layer 3: the environment-wide daily ceilings on AI calls nobody paid for (seeds/000 section 9), in
+/// calls (`AI_DAILY_CALL_BUDGET`) and in money (`AI_DAILY_COST_BUDGET_USD`).
 ///
-/// Counted in calls, before the call, so the bill has a hard cap even when layers 1 and 2 are beaten.
-/// Paid pools are never counted (free IDs cost nothing to mint, so counting paid calls would let them
-/// lock paying users out). A store failure fails closed.
+/// Counted before the call, so the bill has a hard cap even when layers 1 and 2 are beaten: each call
+/// reserves one unit and its worst-case cost in one conditional write, and no call is admitted once its
+/// worst case no longer fits. After the answer, `settle` gives back the difference between the worst case
+/// and what the provider reported, once. Paid pools are never counted (free IDs cost nothing to mint, so
+/// counting paid calls would let them lock paying users out). A store failure fails closed.
 package struct SpendGuard: Sendable {
     package enum Outcome: Sendable, Hashable {
-        /// No ceiling applies (paid pool, or `AI_DAILY_CALL_BUDGET=0`).
+        /// No ceiling applies (paid pool, or both budgets 0).
         case notMetered
-        /// One unit taken; `warningClaimed` is true on the single call per day that crossed 80 %.
-        case reserved(CeilingReservation, warningClaimed: Bool)
-        /// The day's ceiling is spent; `retryAfter` seconds until the next day.
-        case exhausted(retryAfter: Int)
+        /// One unit and the worst case taken; each flag is true on the single call per day that claimed
+        /// that ceiling's 80 % warning.
+        case reserved(CeilingReservation, warningClaimed: Bool, costWarningClaimed: Bool)
+        /// A ceiling is spent (`calls` or `cost`); `retryAfter` seconds until the next day.
+        case exhausted(retryAfter: Int, ceiling: String)
+    }
+
+    /// What a settle did.
+    package enum Settlement: Sendable, Hashable {
+        /// No usage reported: the worst case stays reserved.
+        case kept
+        /// The reservation now holds exactly the reported cost (`givenBack` micro-dollars returned).
+        case settled(givenBack: Int64)
+        /// The reported cost exceeded the worst case (possible only under a route's `maxInputTokens`):
+        /// the excess was added in full.
+        case exceeded(by: Int64)
     }
 
     let store: any CeilingStore
-    /// Calls per day; 0 means no ceiling.
+    /// Calls per day; 0 means no call ceiling.
     package let dailyLimit: Int
+    /// Micro-dollars per day; 0 means no money ceiling.
+    package let dailyBudgetMicros: Int64
     let calendar: LocalCalendar
 
-    package init(store: any CeilingStore, dailyLimit: Int, calendar: LocalCalendar) {
+    package init(store: any CeilingStore, dailyLimit: Int, dailyBudgetMicros: Int64 = 0, calendar: LocalCalendar) {
         self.store = store
         self.dailyLimit = dailyLimit
+        self.dailyBudgetMicros = dailyBudgetMicros
         self.calendar = calendar
     }
 
     /// The warning threshold: 80 % of the limit, at least one call.
     package var warningThreshold: Int { max(1, dailyLimit * 8 / 10) }
+    /// The money warning threshold: 80 % of the budget, at least one micro-dollar.
+    package var costWarningThreshold: Int64 { max(1, dailyBudgetMicros / 10 * 8) }
 
+    /// - Parameter worstCaseMicros: the call's worst-case cost (ignored without a money ceiling).
     /// - Throws: `StoreError` (fail closed: `503 unavailable`).
-    package func reserve(paid: Bool, now: Date) async throws -> Outcome {
-        guard dailyLimit > 0, !paid else { return .notMetered }
+    package func reserve(paid: Bool, worstCaseMicros: Int64 = 0, now: Date) async throws -> Outcome {
+        guard dailyLimit > 0 || dailyBudgetMicros > 0, !paid else { return .notMetered }
         let day = calendar.day(at: now).iso
-        guard let reservation = try await store.reserve(day: day, limit: dailyLimit) else {
-            return .exhausted(retryAfter: calendar.secondsUntilNextDay(after: now))
+        let worst = dailyBudgetMicros > 0 ? max(0, worstCaseMicros) : 0
+        let reservation: CeilingReservation
+        switch try await store.reserve(
+            day: day,
+            limit: dailyLimit,
+            worstCaseMicros: worst,
+            budgetMicros: dailyBudgetMicros
+        ) {
+        case .reserved(let reserved): reservation = reserved
+        case .callsReached: return .exhausted(retryAfter: calendar.secondsUntilNextDay(after: now), ceiling: "calls")
+        case .costReached: return .exhausted(retryAfter: calendar.secondsUntilNextDay(after: now), ceiling: "cost")
         }
-        // Only the request that wins the conditional write on `warned` logs the day's warning; the count
-        // can fall as units are released, so "exactly 80 %" would fire again and again.
+        // Only the request that wins the conditional write on the flag logs the day's warning; the counts
+        // can fall as units are given back, so "exactly 80 %" would fire again and again.
         var claimed = false
-        if reservation.used >= warningThreshold, !reservation.warned {
+        if dailyLimit > 0, reservation.used >= warningThreshold, !reservation.warned {
             claimed = try await store.claimWarning(day: day)
         }
-        return .reserved(reservation, warningClaimed: claimed)
+        var costClaimed = false
+        if dailyBudgetMicros > 0, reservation.costUsed >= costWarningThreshold, !reservation.costWarned {
+            costClaimed = try await store.claimCostWarning(day: day)
+        }
+        return .reserved(reservation, warningClaimed: claimed, costWarningClaimed: costClaimed)
     }
 
-    /// Gives a unit back when the provider never answered (it was not billed).
-    /// - Throws: `StoreError`.
+    /// Gives the unit and the whole worst case back when the provider provably did not bill the call.
+    /// - Throws: `StoreError` (the units then stay spent).
     package func release(_ reservation: CeilingReservation) async throws {
         try await store.release(reservation)
+    }
+
+    /// Settles the money reservation to the cost the provider reported, once.
+    /// - Parameter costMicros: the reported usage priced; nil when the answer carried no usage.
+    /// - Throws: `StoreError` (the worst case then stays reserved).
+    package func settle(_ reservation: CeilingReservation, costMicros: Int64?) async throws -> Settlement {
+        guard let costMicros, dailyBudgetMicros > 0 else { return .kept }
+        let difference = reservation.costMicros - costMicros
+        try await store.giveBack(reservation, calls: 0, micros: difference)
+        return difference >= 0 ? .settled(givenBack: difference) : .exceeded(by: -difference)
     }
 }

@@ -4,15 +4,80 @@ package protocol UpstreamCalling: Sendable {
     func call(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult
 }
 
-/// What became of the upstream call.
+/// What became of the upstream call, as far as the gate can prove it.
 package enum UpstreamResult: Sendable, Hashable {
-    /// The provider answered (and billed): its status, content type and body are passed on.
+    /// The provider answered: its status, content type and body.
     case answered(status: Int, contentType: String?, body: [UInt8])
-    /// The provider never answered or refused before doing work (timeout, connection error, 429, 5xx):
-    /// nothing was billed, so the allowance and ceiling units are released. `timedOut` picks 504 over 502.
-    case notAnswered(timedOut: Bool, reason: String)
+    /// No usable answer; `failure` says how far the request got (which decides whether it may have
+    /// been billed), `reason` is the transport's slug for the logs.
+    case failed(UpstreamFailure, reason: String)
     /// A streamed route's provider answered 2xx `text/event-stream`: the body is read as it arrives.
     case streaming(status: Int, contentType: String?, body: UpstreamStream)
+}
+
+/// How far a failed upstream call got. Only `notSent` proves the provider never saw the request.
+package enum UpstreamFailure: String, Sendable, Hashable {
+    /// Name resolution, connection or TLS failed before any request byte was written.
+    case notSent
+    /// The request was written and the time ran out (the provider may be generating, and billing).
+    case timedOut
+    /// The request was written and the connection ended before any response byte.
+    case lost
+    /// The connection ended after response bytes arrived (the provider answered, at least in part).
+    case cut
+    /// The provider answered more than the route forwards (it did the work).
+    case tooLarge
+}
+
+/// Whether a call's units go back (design choice of issue 15; docs/gate.md "What is released").
+package enum ReleasePolicy: String, Sendable, Hashable {
+    /// Only what provably was not billed: never sent, or a refusal status in `releaseStatuses`.
+    case unbilled
+    /// seeds/000 section 9: also timeouts, lost connections and every 5xx (opt-in; refused in production
+    /// unless `ALLOW_SEED_RELEASE=true`).
+    case seed
+
+    /// The statuses released by default: documented refusals before any work (rate limited, overloaded).
+    package static let defaultStatuses: Set<Int> = [429, 503, 529]
+
+    /// What a call's outcome means for its units.
+    package struct Verdict: Sendable, Hashable {
+        /// Give the allowance and ceiling units back (and the whole money reservation).
+        package var release: Bool
+        /// The decision line's `upstream` field: `unsent`, `refused_429`, `timeout_kept`, `cut_kept`, …
+        package var label: String
+        /// Whether the client gets the provider's answer (false: `502`/`504 upstream_unavailable`).
+        package var passOn: Bool
+        /// 504 rather than 502 when the answer is not passed on.
+        package var timedOut: Bool
+    }
+
+    /// - Parameter statuses: the route's `releaseStatuses`.
+    package func verdict(_ result: UpstreamResult, statuses: Set<Int>) -> Verdict {
+        switch result {
+        case .answered(let status, _, _):
+            let refusal = status == 429 || status >= 500
+            if statuses.contains(status) || (self == .seed && refusal) {
+                return Verdict(release: true, label: "refused_\(status)", passOn: false, timedOut: false)
+            }
+            if refusal { return Verdict(release: false, label: "failed_\(status)", passOn: false, timedOut: false) }
+            return Verdict(release: false, label: "answered", passOn: true, timedOut: false)
+        case .failed(let failure, _):
+            let seedReleases = self == .seed && failure != .tooLarge
+            let suffix = seedReleases ? "_released" : "_kept"
+            switch failure {
+            case .notSent: return Verdict(release: true, label: "unsent", passOn: false, timedOut: false)
+            case .timedOut:
+                return Verdict(release: seedReleases, label: "timeout" + suffix, passOn: false, timedOut: true)
+            case .lost: return Verdict(release: seedReleases, label: "lost" + suffix, passOn: false, timedOut: false)
+            case .cut: return Verdict(release: seedReleases, label: "cut" + suffix, passOn: false, timedOut: false)
+            case .tooLarge: return Verdict(release: false, label: "too_large_kept", passOn: false, timedOut: false)
+            }
+        case .streaming:
+            // The provider is generating (and billing): nothing goes back; the stream settles at its end.
+            return Verdict(release: false, label: "streaming", passOn: true, timedOut: false)
+        }
+    }
 }
 
 /// Why a streamed upstream body stopped early (bounded slugs: `http.timeout`, `http.connection_reset`…).

@@ -112,6 +112,7 @@ extension Application {
             spendGuard: SpendGuard(
                 store: DynamoCeilingStore(table: table),
                 dailyLimit: configuration.aiDailyCallBudget,
+                dailyBudgetMicros: configuration.aiDailyCostBudgetMicros,
                 calendar: configuration.budgetCalendar
             ),
             upstream: upstream

@@ -1,5 +1,6 @@
 internal import AttestCore
 package import CivilTime
+internal import Dialects
 internal import Gate
 internal import HTTPClient
 
@@ -62,6 +63,7 @@ extension Configuration {
         deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
 
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
+        aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")
         if let zone = env["BUDGET_TIMEZONE"] {
             budgetTimeZone = zone
             do {
@@ -92,6 +94,7 @@ extension Configuration {
             }
         }
         logLevel = reader.choice("LOG_LEVEL", default: .info, parse: Logger.Level.init(name:))
+        allowSeedRelease = reader.choice("ALLOW_SEED_RELEASE", default: false, parse: { Bool($0) })
 
         // Contradictions between settings.
         if environment == .production && appAttestEnvironment == .development {
@@ -107,6 +110,32 @@ extension Configuration {
                 "APP_ATTEST_TRUST_ROOT",
                 "a replacement trust root is refused with ATTESTGATE_ENV=production"
             )
+        }
+        if environment == .production, !allowSeedRelease, let route = routes.first(where: { $0.release == .seed }) {
+            reader.problem(
+                .seedReleaseInProduction,
+                "ROUTES",
+                "route \(route.feature) releases timed-out calls (release: seed); with ATTESTGATE_ENV=production "
+                    + "that needs ALLOW_SEED_RELEASE=true"
+            )
+        }
+        if aiDailyCostBudgetMicros > 0 {
+            for route in routes {
+                // The money ceiling holds only if every call's worst case is known before it is made.
+                if !route.dialect.isKnown {
+                    reader.problem(
+                        .unboundedRoute,
+                        "AI_DAILY_COST_BUDGET_USD",
+                        "route \(route.feature) has the opaque dialect: its cost cannot be bounded"
+                    )
+                } else if route.models == nil || route.prices.isEmpty {
+                    reader.problem(
+                        .unboundedRoute,
+                        "AI_DAILY_COST_BUDGET_USD",
+                        "route \(route.feature) needs models and a price for each"
+                    )
+                }
+            }
         }
         if !hasAttestationProvider, let route = routes.first(where: { $0.mode == .enforce }) {
             reader.problem(
@@ -161,6 +190,16 @@ struct SettingsReader {
             return fallback
         }
         return value
+    }
+
+    /// A non-negative amount of US dollars (at most six decimals) as micro-dollars; 0 when unset.
+    mutating func dollars(_ name: String) -> Int64 {
+        guard let text = env[name] else { return 0 }
+        guard text.utf8.count <= 20, let price = TokenPrice(usd: text) else {
+            problem(.invalidNumber, name, "expected US dollars, e.g. 25 or 12.50 (at most 6 decimals)")
+            return 0
+        }
+        return price.microUSDPerMTok
     }
 
     /// Comma-separated, trimmed, non-empty items; nil when unset.

@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import Dialects
 internal import Gate
 internal import LambdaRuntime
 
@@ -7,8 +8,16 @@ extension SettingsReader {
     /// back to a default (`maxResponseByte`, `mdoe`).
     static let routeFields: Set<String> = [
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
-        "maxResponseBytes", "requireStrongIntegrity", "stream", "maxStreamSeconds", "maxStreamBytes",
+        "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
+        "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices",
+        "stream", "maxStreamSeconds", "maxStreamBytes",
     ]
+    /// The largest output or input cap a route may declare.
+    static let maxTokenLimit: Int64 = 10_000_000
+    /// The largest request body a route may accept (API Gateway's own payload limit is 10 MB).
+    static let maxRequestLimit = 10 * 1024 * 1024
+    /// Lambda's longest invocation.
+    static let maxUpstreamTimeoutMs: Int64 = 900_000
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     /// Lambda's synchronous response limit.
     static let maxResponseLimit = 6 * 1024 * 1024
@@ -113,6 +122,36 @@ extension SettingsReader {
                 errors.append("maxResponseBytes must be 1...\(maxResponseLimit)")
             }
         }
+        if let value = fields["release"] {
+            if let policy = value.stringValue.flatMap(ReleasePolicy.init(rawValue:)) {
+                route.release = policy
+            } else {
+                errors.append("release must be unbilled or seed")
+            }
+        }
+        if let value = fields["releaseStatuses"] {
+            let statuses = value.arrayValue?.compactMap { $0.intValue }.filter { (400...599).contains($0) } ?? []
+            if let list = value.arrayValue, statuses.count == list.count, list.count <= 20 {
+                route.releaseStatuses = Set(statuses.map { Int($0) })
+            } else {
+                errors.append("releaseStatuses must be a list of at most 20 statuses in 400...599")
+            }
+        }
+        if let value = fields["maxRequestBytes"] {
+            if let bytes = value.intValue, (1...Int64(maxRequestLimit)).contains(bytes) {
+                route.maxRequestBytes = Int(bytes)
+            } else {
+                errors.append("maxRequestBytes must be 1...\(maxRequestLimit)")
+            }
+        }
+        if let value = fields["upstreamTimeoutMs"] {
+            if let millis = value.intValue, (100...maxUpstreamTimeoutMs).contains(millis) {
+                route.upstreamTimeout = .milliseconds(millis)
+            } else {
+                errors.append("upstreamTimeoutMs must be 100...\(maxUpstreamTimeoutMs)")
+            }
+        }
+        dialectFields(fields, into: &route, errors: &errors)
         if let value = fields["stream"] {
             if let stream = value.boolValue {
                 route.stream = stream
@@ -145,6 +184,70 @@ extension SettingsReader {
             }
         }
         return route
+    }
+
+    /// `dialect`, `models`, `maxOutputTokens`, `maxInputTokens`, `prices` (issue 15: a bounded worst case).
+    private static func dialectFields(
+        _ fields: [String: JSONValue],
+        into route: inout MeteredRoute,
+        errors: inout [String]
+    ) {
+        if let value = fields["dialect"] {
+            if let dialect = value.stringValue.flatMap(Dialect.init(rawValue:)) {
+                route.dialect = dialect
+            } else {
+                let names = Dialect.allCases.map(\.rawValue).joined(separator: ", ")
+                errors.append("dialect must be one of \(names)")
+            }
+        }
+        if let value = fields["models"] {
+            let names = value.arrayValue?.compactMap(\.stringValue).filter { !$0.isEmpty && $0.utf8.count <= 128 } ?? []
+            if let list = value.arrayValue, !list.isEmpty, names.count == list.count, list.count <= 100 {
+                route.models = Set(names)
+            } else {
+                errors.append("models must be a list of 1-100 model names")
+            }
+        }
+        for (name, path) in [("maxOutputTokens", \MeteredRoute.maxOutputTokens), ("maxInputTokens", \.maxInputTokens)] {
+            guard let value = fields[name] else { continue }
+            if let tokens = value.intValue, (1...maxTokenLimit).contains(tokens) {
+                route[keyPath: path] = Int(tokens)
+            } else {
+                errors.append("\(name) must be 1...\(maxTokenLimit)")
+            }
+        }
+        if let value = fields["prices"] {
+            var prices: [String: ModelPrice] = [:]
+            var valid = value.objectValue != nil && (value.objectValue?.count ?? 0) <= 100
+            for (model, entry) in value.objectValue ?? [:] {
+                guard let price = ModelPrice(json: entry) else {
+                    valid = false
+                    continue
+                }
+                prices[model] = price
+            }
+            if valid {
+                route.prices = prices
+            } else {
+                errors.append(
+                    "prices must be {\"<model>\":{\"inputPerMTok\":USD,\"outputPerMTok\":USD}} (at most 6 decimals)"
+                )
+            }
+        }
+        if route.dialect.isKnown {
+            if route.maxOutputTokens == nil {
+                errors.append("maxOutputTokens is required with dialect \(route.dialect.rawValue)")
+            }
+        } else {
+            for name in ["models", "maxOutputTokens", "maxInputTokens", "prices"] where fields[name] != nil {
+                errors.append("\(name) needs a known dialect (the opaque dialect reads no body)")
+            }
+        }
+        if let models = route.models, !route.prices.isEmpty {
+            for model in models.sorted() where route.prices[model] == nil {
+                errors.append("prices has no entry for \(model)")
+            }
+        }
     }
 
     private static func count(_ value: JSONValue?) -> Int? {

@@ -1,4 +1,5 @@
 package import AttestCore
+internal import Dialects
 internal import Gate
 
 extension Configuration {
@@ -17,6 +18,24 @@ extension Configuration {
                 ]),
                 "upstreamPath": .string(route.upstreamPath), "maxResponseBytes": int(route.maxResponseBytes),
                 "requireStrongIntegrity": .bool(route.requireStrongIntegrity),
+                "release": .string(route.release.rawValue),
+                "releaseStatuses": .array(route.releaseStatuses.sorted().map { int($0) }),
+                "maxRequestBytes": int(route.maxRequestBytes),
+                "upstreamTimeoutMs": route.upstreamTimeout.map { .int(milliseconds($0)) }
+                    ?? .string("remaining time - margin"),
+                "dialect": .string(route.dialect.rawValue),
+                "models": route.models.map { .array($0.sorted().map(JSONValue.string)) } ?? .null,
+                "maxOutputTokens": route.maxOutputTokens.map { int($0) } ?? .null,
+                "maxInputTokens": route.maxInputTokens.map { int($0) } ?? .null,
+                "prices": .object(
+                    route.prices.mapValues { price in
+                        .object([
+                            "inputMicroUSDPerMTok": .int(price.input.microUSDPerMTok),
+                            "outputMicroUSDPerMTok": .int(price.output.microUSDPerMTok),
+                        ])
+                    }
+                ),
+                "worstCase": worstCase(route),
             ])
         }
         return .object([
@@ -50,6 +69,7 @@ extension Configuration {
                 ])
             } ?? .null,
             "aiDailyCallBudget": int(aiDailyCallBudget),
+            "aiDailyCostBudgetMicroUSD": .int(aiDailyCostBudgetMicros),
             "budgetTimeZone": .string(budgetTimeZone),
             "paidClaim": paidClaim.map { .string("\($0.claim)=\($0.value)") } ?? .null,
             "upstream": .object([
@@ -60,6 +80,39 @@ extension Configuration {
             "logLevel": .string(logLevel.name),
         ])
     }
+}
+
+extension Configuration {
+    /// The most one call of `route` can reserve (a body of `maxRequestBytes`, or `maxInputTokens`, and
+    /// `maxOutputTokens` at the dearest model's prices), and how many such calls the day's budget holds.
+    func worstCase(_ route: MeteredRoute) -> JSONValue {
+        guard route.dialect.isKnown, let output = route.maxOutputTokens, !route.prices.isEmpty else {
+            return .string("unbounded (opaque dialect or no prices)")
+        }
+        // An Anthropic request that writes the prompt cache counts its input twice (Dialects).
+        let weight = route.dialect == .anthropicMessages ? 2 : 1
+        let input = (route.maxInputTokens ?? route.maxRequestBytes) * weight
+        let models = route.models.map { $0.sorted() } ?? route.prices.keys.sorted()
+        var dearest: (model: String, micros: Int64)?
+        for model in models {
+            guard let price = route.prices[model] else { continue }
+            let micros = Cost.worstCase(inputTokens: input, maxOutputTokens: output, price: price)
+            if dearest == nil || micros > dearest!.micros { dearest = (model, micros) }
+        }
+        guard let dearest else { return .string("unbounded (no price for an allowed model)") }
+        var fields: [String: JSONValue] = [
+            "model": .string(dearest.model), "inputTokens": .int(Int64(input)), "outputTokens": .int(Int64(output)),
+            "microUSD": .int(dearest.micros),
+        ]
+        if aiDailyCostBudgetMicros > 0 {
+            fields["callsPerDailyBudget"] = .int(dearest.micros == 0 ? -1 : aiDailyCostBudgetMicros / dearest.micros)
+        }
+        return .object(fields)
+    }
+}
+
+private func milliseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
 }
 
 extension ConfigurationError {

@@ -76,12 +76,16 @@ package struct Configuration: Sendable {
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
     /// Unpaid upstream calls per day; 0 means no ceiling.
     package var aiDailyCallBudget = 0
+    /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.
+    package var aiDailyCostBudgetMicros: Int64 = 0
     package var budgetTimeZone = "UTC"
     package var budgetCalendar = LocalCalendar.utc
     package var paidClaim: PaidClaim?
     package var upstream = Upstream(baseURL: "", apiKey: .file(""), authHeader: "Authorization")
     package var routes: [MeteredRoute] = Configuration.defaultRoutes
     package var logLevel: Logger.Level = .info
+    /// `ALLOW_SEED_RELEASE=true`: a route may use `release: seed` in production.
+    package var allowSeedRelease = false
 
     /// The two routes of design.md section 2, with the seed's allowances.
     package static let defaultRoutes = [

@@ -41,6 +41,10 @@ package struct ConfigurationError: Error, Hashable, CustomStringConvertible {
         package static let incompleteCredentials = Reason("config.incomplete_aws_credentials")
         /// A route in enforce mode with no attestation provider configured: it could only refuse.
         package static let enforceWithoutProvider = Reason("config.enforce_without_provider")
+        /// A route with `release: seed` in production without `ALLOW_SEED_RELEASE=true`.
+        package static let seedReleaseInProduction = Reason("config.seed_release_in_production")
+        /// A money ceiling with a route whose worst case cannot be bounded (opaque, or models without prices).
+        package static let unboundedRoute = Reason("config.unbounded_route")
         /// A development-only switch used in production.
         package static let developmentOnly = Reason("config.development_only")
     }

@@ -4,9 +4,11 @@ package import HTTPClient
 /// The paid AI API over HTTP: the client's body goes to `UPSTREAM_URL` + the route's `upstreamPath`
 /// with the server-held key.
 ///
-/// Outcomes (design.md section 7): a provider that answered is passed on, status and body; a timeout,
-/// a connection failure, 429 or 5xx is `notAnswered` (not billed: the caller releases its units and
-/// answers 504 or 502 `upstream_unavailable`).
+/// Outcomes: a provider that answered is `answered` with its status and body, whatever the status (the
+/// route's release policy judges 429/503/5xx); a failure says how far the request got, from libcurl's
+/// own account (`HTTPError.Stage`): `notSent` only when no request byte was written, `timedOut` or `lost`
+/// once it was, `cut` once a response byte arrived. Unknown progress counts as sent, so an unclear
+/// failure never gives units back (docs/gate.md, "What is released").
 package struct HTTPUpstream: UpstreamCalling {
     private let baseURL: String
     private let authHeader: String
@@ -50,35 +52,36 @@ package struct HTTPUpstream: UpstreamCalling {
             connectTimeout: min(connectTimeout, timeout),
             maxResponseBytes: route.maxResponseBytes
         )
-        let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            let response = try await transport.send(request)
+            return .answered(
+                status: response.status,
+                contentType: response.header("content-type"),
+                body: response.body
+            )
         } catch let error as HTTPError {
-            if error.reason == .responseTooLarge {
-                // The provider did the work (and billed it); only its answer is too big to pass on,
-                // so the units stay spent and the client gets the same refusal shape.
-                return .answered(
-                    status: 502,
-                    contentType: "application/json",
-                    body: Array(#"{"error":"upstream_unavailable"}"#.utf8)
-                )
-            }
-            return .notAnswered(timedOut: error.reason == .timeout, reason: error.reason.slug)
+            return .failed(Self.failure(error), reason: error.reason.slug)
         } catch {
-            return .notAnswered(timedOut: false, reason: "http.failed")
+            return .failed(.lost, reason: "http.failed")
         }
-        if response.status == 429 || response.status >= 500 {
-            return .notAnswered(timedOut: false, reason: "upstream.status_\(response.status)")
+    }
+
+    static func failure(_ error: HTTPError) -> UpstreamFailure {
+        if error.reason == .responseTooLarge { return .tooLarge }
+        switch error.stage {
+        case .notSent: return .notSent
+        case .responseStarted: return error.reason == .timeout ? .timedOut : .cut
+        case .sent, .unknown: return error.reason == .timeout || error.reason == .cancelled ? .timedOut : .lost
         }
-        return .answered(status: response.status, contentType: response.header("content-type"), body: response.body)
     }
 
     /// A streamed route: the provider is asked for `text/event-stream` and its answer is handed back as
-    /// soon as the head arrives. Before the first body byte everything behaves as a buffered call
-    /// (timeout, connection failure, 429 and 5xx are `notAnswered`; any other answer that is not an
-    /// event stream is read whole, within `maxResponseBytes`, and passed on as it is).
+    /// soon as the head arrives. Before the first body byte everything behaves as a buffered call: a
+    /// transport failure is `failed` with how far it got, and any answer that is not a 2xx event stream
+    /// (429, 5xx, a JSON error) is read whole, within `maxResponseBytes`, and judged by the route's
+    /// release policy like a buffered answer.
     private func callStreaming(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
-        guard let streaming else { return .notAnswered(timedOut: false, reason: "http.streaming_unsupported") }
+        guard let streaming else { return .failed(.notSent, reason: "http.streaming_unsupported") }
         let limit = min(timeout, .seconds(route.maxStreamSeconds))
         let deadline = ContinuousClock.now + limit
         let request = HTTPRequest(
@@ -100,13 +103,9 @@ package struct HTTPUpstream: UpstreamCalling {
         do {
             head = try await streaming.open(request, into: stream)
         } catch let error as HTTPError {
-            return .notAnswered(timedOut: error.reason == .timeout, reason: error.reason.slug)
+            return .failed(Self.failure(error), reason: error.reason.slug)
         } catch {
-            return .notAnswered(timedOut: false, reason: "http.failed")
-        }
-        if head.status == 429 || head.status >= 500 {
-            stream.cancel()
-            return .notAnswered(timedOut: false, reason: "upstream.status_\(head.status)")
+            return .failed(.lost, reason: "http.failed")
         }
         let contentType = head.header("content-type")
         let isEventStream = contentType?.lowercased().hasPrefix("text/event-stream") ?? false
@@ -124,15 +123,11 @@ package struct HTTPUpstream: UpstreamCalling {
                 answer += piece
                 guard answer.count <= route.maxResponseBytes else {
                     stream.cancel()
-                    return .answered(
-                        status: 502,
-                        contentType: "application/json",
-                        body: Array(#"{"error":"upstream_unavailable"}"#.utf8)
-                    )
+                    return .failed(.tooLarge, reason: HTTPError.Reason.responseTooLarge.slug)
                 }
             }
         } catch {
-            return .notAnswered(timedOut: error.reason == .timeout, reason: error.reason.slug)
+            return .failed(Self.failure(error), reason: error.reason.slug)
         }
         return .answered(status: head.status, contentType: contentType, body: answer)
     }

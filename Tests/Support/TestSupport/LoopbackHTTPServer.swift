@@ -29,6 +29,8 @@ public final class LoopbackHTTPServer: Sendable {
         case close
         /// Write these bytes as they are, then close (e.g. a body without `Content-Length`).
         case raw([UInt8])
+        /// Wait, then answer (a provider still generating when its client gave up).
+        case respondAfter(milliseconds: Int, status: Int, body: [UInt8])
     }
 
     public let port: Int
@@ -123,6 +125,10 @@ public final class LoopbackHTTPServer: Sendable {
                     waited += 1
                 }
                 return
+            case .respondAfter(let milliseconds, let status, let body):
+                usleep(useconds_t(milliseconds) * 1000)
+                let head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.count)\r\n\r\n"
+                guard writeAll(fd, Array(head.utf8) + body) else { return }
             case .respond(let status, let headers, let body):
                 var head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.count)\r\n"
                 for (name, value) in headers { head += "\(name): \(value)\r\n" }

@@ -24,6 +24,7 @@ CURLcode cshim_curl_setopt_read_cb(CURL *_Nonnull handle, cshim_curl_data_cb _No
 typedef int (*cshim_curl_trailer_cb)(struct curl_slist *_Nullable *_Nonnull list, void *_Nullable userdata);
 CURLcode cshim_curl_setopt_trailer_cb(CURL *_Nonnull handle, cshim_curl_trailer_cb _Nonnull callback);
 CURLcode cshim_curl_getinfo_long(CURL *_Nonnull handle, CURLINFO info, long *_Nonnull value);
+CURLcode cshim_curl_getinfo_off_t(CURL *_Nonnull handle, CURLINFO info, curl_off_t *_Nonnull value);
 CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);
 curl_version_info_data *_Nonnull cshim_curl_version_info_now(void);
 

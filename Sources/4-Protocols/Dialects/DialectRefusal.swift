@@ -1,0 +1,49 @@
+/// Why a known dialect refused a request body (the gate answers `400 {"error":"invalid_request"}`).
+///
+/// Equality uses only `reason`; `detail` (which field) is for logs and never reaches the client.
+package struct DialectRefusal: Error, Hashable, CustomStringConvertible {
+    /// A bounded reason slug, safe for logs and metrics.
+    package struct Reason: Hashable, Sendable, CustomStringConvertible {
+        package let slug: String
+        private init(_ slug: String) { self.slug = slug }
+        package var description: String { slug }
+
+        /// The body is not JSON (syntax, encoding, or nesting too deep).
+        package static let malformedBody = Reason("dialect.malformed_body")
+        /// The body is JSON but not an object.
+        package static let bodyNotObject = Reason("dialect.body_not_object")
+        /// The same key twice in one object, which providers and our parser could resolve differently.
+        package static let duplicateKey = Reason("dialect.duplicate_key")
+        /// A field the gate reads has the wrong type or an impossible value.
+        package static let fieldInvalid = Reason("dialect.field_invalid")
+        /// The request names no model.
+        package static let modelMissing = Reason("dialect.model_missing")
+        /// The model is not in the route's `models`.
+        package static let modelNotAllowed = Reason("dialect.model_not_allowed")
+        /// More than one choice or candidate (`n`, `candidateCount`).
+        package static let severalChoices = Reason("dialect.several_choices")
+        /// The request draws on context stored at the provider (`previous_response_id`, `conversation`,
+        /// `prompt`, `cachedContent`), which the body's size does not bound.
+        package static let storedContext = Reason("dialect.stored_context")
+        /// A field that makes the provider bill beyond what the gate can bound (`prediction`, a priority
+        /// `service_tier`).
+        package static let fieldNotAllowed = Reason("dialect.field_not_allowed")
+        /// A tool the provider runs itself (web search, code execution, remote MCP), billed per use and
+        /// feeding input the body does not bound.
+        package static let hostedTool = Reason("dialect.hosted_tool")
+        /// The upstream path is not a Gemini `models/{model}:generateContent` method.
+        package static let pathInvalid = Reason("dialect.path_invalid")
+    }
+
+    package let reason: Reason
+    package let detail: String
+
+    package init(_ reason: Reason, detail: String = "") {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    package static func == (lhs: DialectRefusal, rhs: DialectRefusal) -> Bool { lhs.reason == rhs.reason }
+    package func hash(into hasher: inout Hasher) { hasher.combine(reason) }
+    package var description: String { detail.isEmpty ? reason.slug : "\(reason.slug): \(detail)" }
+}

@@ -1,0 +1,80 @@
+internal import AttestCore
+
+/// Gemini `generateContent` / `streamGenerateContent?alt=sse`: the model in the path,
+/// `generationConfig.maxOutputTokens` (thinking included) and `generationConfig.candidateCount`; usage in
+/// `usageMetadata` (`promptTokenCount` + `toolUsePromptTokenCount` in, `candidatesTokenCount` +
+/// `thoughtsTokenCount` out).
+///
+/// Google's JSON parser takes proto field names in either spelling (`generationConfig` or
+/// `generation_config`), so both are read, both at once is a duplicate, and the camel-case one is written.
+enum GeminiGenerate {
+    static let storedContextFields = ["cachedContent", "cached_content"]
+
+    static func prepare(
+        _ request: [String: JSONValue],
+        method: GeminiMethod,
+        policy: DialectPolicy
+    )
+        throws(DialectRefusal) -> PreparedRequest
+    {
+        var request = request
+        let model = try RequestFields.model(method.model, policy: policy)
+        try RequestFields.refuse(request, storedContextFields, reason: .storedContext)
+        try HostedTools.checkGemini(request)
+        var config = try RequestFields.object(request, field(request, "generationConfig", "generation_config"))
+        request["generation_config"] = nil
+
+        try RequestFields.checkSingleChoice(
+            RequestFields.int(config, field(config, "candidateCount", "candidate_count")),
+            field: "candidateCount"
+        )
+        let capField = try field(config, "maxOutputTokens", "max_output_tokens")
+        let cap = policy.maxOutputTokens
+        let applied = try RequestFields.lowered(RequestFields.int(config, capField), field: capField, cap: cap) ?? cap
+        config["max_output_tokens"] = nil
+        config["maxOutputTokens"] = .int(Int64(applied))
+        request["generationConfig"] = .object(config)
+        return PreparedRequest(
+            body: JSONValue.object(request).serializedBytes,
+            model: model,
+            streams: method.streams,
+            maxOutputTokens: applied
+        )
+    }
+
+    /// Which spelling of a field the object uses (the camel-case one when neither); both is a refusal.
+    private static func field(
+        _ object: [String: JSONValue],
+        _ camel: String,
+        _ snake: String
+    ) throws(DialectRefusal)
+        -> String
+    {
+        if object[camel] != nil && object[snake] != nil {
+            throw DialectRefusal(.duplicateKey, detail: "\(camel) and \(snake)")
+        }
+        return object[snake] != nil ? snake : camel
+    }
+
+    /// A `GenerateContentResponse` (or one streamed chunk of it).
+    static func usage(_ answer: JSONValue) -> Usage? {
+        guard let metadata = answer["usageMetadata"]?.objectValue,
+            let prompt = TokenCount.read(metadata["promptTokenCount"]),
+            let toolPrompt = TokenCount.readOptional(metadata["toolUsePromptTokenCount"]),
+            let candidates = TokenCount.readOptional(metadata["candidatesTokenCount"]),
+            let thoughts = TokenCount.readOptional(metadata["thoughtsTokenCount"]),
+            let total = TokenCount.readOptional(metadata["totalTokenCount"])
+        else { return nil }
+        let (input, overflow1) = prompt.addingReportingOverflow(toolPrompt)
+        let (generated, overflow2) = candidates.addingReportingOverflow(thoughts)
+        guard !overflow1, !overflow2 else { return nil }
+        // Whatever the total holds beyond the counts we know is billed too: count it as output.
+        return Usage(inputTokens: input, outputTokens: max(generated, total - min(total, input)))
+    }
+
+    /// Whether a chunk ends the answer: a candidate with a `finishReason`, or a blocked prompt.
+    static func isFinal(_ chunk: JSONValue) -> Bool {
+        if chunk["promptFeedback"]?["blockReason"]?.stringValue != nil { return true }
+        return chunk["candidates"]?.arrayValue?.contains { $0["finishReason"]?.stringValue != nil } ?? false
+    }
+}

@@ -1,0 +1,45 @@
+/// A request body a dialect accepted, rewritten for the provider.
+package struct PreparedRequest: Sendable, Hashable {
+    /// The bytes to forward: the client's JSON with the output cap set or lowered, and for a streamed
+    /// OpenAI chat request `stream_options.include_usage: true`. `opaque` forwards the client's bytes.
+    package var body: [UInt8]
+    /// The model the provider will run (from the body, or for Gemini the upstream path); `nil` for `opaque`.
+    package var model: String?
+    /// Whether the provider will answer with server-sent events.
+    package var streams: Bool
+    /// The output cap that applies to the call; `nil` for `opaque`.
+    package var maxOutputTokens: Int?
+    /// How many base-price input tokens one input token may cost at most: 2 for an Anthropic request
+    /// that writes to the prompt cache (`cache_control`; a 1-hour cache write costs twice the base
+    /// input price), 1 otherwise. `Usage.inputTokens` is counted the same way.
+    package var inputTokenWeight: Int
+    /// Input tokens the provider adds that the body does not carry (Anthropic's tool-use system prompt).
+    package var inputTokenOverhead: Int
+
+    package init(
+        body: [UInt8],
+        model: String?,
+        streams: Bool,
+        maxOutputTokens: Int?,
+        inputTokenWeight: Int = 1,
+        inputTokenOverhead: Int = 0
+    ) {
+        self.body = body
+        self.model = model
+        self.streams = streams
+        self.maxOutputTokens = maxOutputTokens
+        self.inputTokenWeight = inputTokenWeight
+        self.inputTokenOverhead = inputTokenOverhead
+    }
+
+    /// The most base-price input tokens the forwarded body can cost: its byte count (every token of a
+    /// byte-level tokenizer is at least one byte) plus `inputTokenOverhead`, or the route's
+    /// `maxInputTokens` when it declares one; times `inputTokenWeight`. Saturates at `Int.max`.
+    /// - Parameter maxInputTokens: the route's declared input bound, which replaces the byte count.
+    package func inputTokenBound(maxInputTokens: Int? = nil) -> Int {
+        let (withOverhead, overflow1) = body.count.addingReportingOverflow(inputTokenOverhead)
+        let tokens = max(maxInputTokens ?? (overflow1 ? Int.max : withOverhead), 0)
+        let (weighted, overflow2) = tokens.multipliedReportingOverflow(by: inputTokenWeight)
+        return overflow2 ? Int.max : weighted
+    }
+}

@@ -1,0 +1,189 @@
+internal import AttestCore
+
+/// Reads a provider's final usage from its server-sent event stream, one chunk or event at a time,
+/// holding at most one event's data (`maxEventBytes`) and never the stream.
+///
+/// OpenAI chat: the chunk with `usage` before `[DONE]` (`stream_options.include_usage`, which `prepare`
+/// sets); OpenAI Responses: the `response.completed` / `response.incomplete` / `response.failed` event;
+/// Anthropic: `message_start`'s usage updated by the cumulative `message_delta` usage; Gemini: the
+/// `usageMetadata` of the chunk that finishes the candidate. `usage` stays `nil` until the stream has
+/// said its final usage, and for `opaque`. An event larger than `maxEventBytes` is skipped unread (so a
+/// usage it held is missing, and the gate keeps the reservation).
+package struct StreamUsage: Sendable {
+    package let dialect: Dialect
+    package let maxEventBytes: Int
+
+    /// The final usage, once the stream has reported it; `nil` before, or when it never does.
+    package private(set) var usage: Usage?
+
+    private var line: [UInt8] = []
+    private var lineTooLong = false
+    private var skippingLine = false
+    private var afterCarriageReturn = false
+    private var eventType: String?
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var dataTooLong = false
+    private var anthropic = AnthropicStreamState()
+    private var geminiLatest: Usage?
+
+    /// - Parameters:
+    ///   - dialect: the route's dialect.
+    ///   - maxEventBytes: the largest event data read (OpenAI's terminal Responses event repeats the
+    ///     whole response, instructions included: give it room for the route's `maxRequestBytes` and
+    ///     output).
+    package init(dialect: Dialect, maxEventBytes: Int = 2_097_152) {
+        self.dialect = dialect
+        self.maxEventBytes = maxEventBytes
+    }
+
+    /// Feeds raw stream bytes as they arrive (any split: lines and events may span chunks). Lines end
+    /// in LF, CRLF or CR and a blank line ends an event (the HTML "server-sent events" format).
+    package mutating func feed(_ bytes: some Sequence<UInt8>) {
+        guard dialect.isKnown else { return }
+        for byte in bytes {
+            if afterCarriageReturn {
+                afterCarriageReturn = false
+                if byte == 0x0A { continue }
+            }
+            switch byte {
+            case 0x0A:
+                endLine()
+            case 0x0D:
+                endLine()
+                afterCarriageReturn = true
+            default:
+                guard !skippingLine else { continue }
+                if line.count < maxEventBytes + 16 {
+                    line.append(byte)
+                } else {
+                    lineTooLong = true
+                }
+                // A data line of an event type never read (the text repeated by `response.output_text.done`,
+                // say) is dropped as it arrives instead of being held to its end.
+                if line.count == 5, line.starts(with: Self.dataField), !wants(eventType) {
+                    skippingLine = true
+                    line.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+    }
+
+    /// Ends the stream: an event not closed by a blank line is discarded, as the format says, and the
+    /// buffers are released.
+    package mutating func finish() {
+        line = []
+        skippingLine = false
+        data = []
+        hasData = false
+        dataTooLong = false
+        eventType = nil
+    }
+
+    /// Feeds one whole event, for a caller that splits the stream itself.
+    /// - Parameters:
+    ///   - eventType: the `event:` field, if any.
+    ///   - data: the `data:` lines joined by `\n`.
+    package mutating func receive(eventType: String?, data: [UInt8]) {
+        guard dialect.isKnown, wants(eventType), data.count <= maxEventBytes, data.first == UInt8(ascii: "{"),
+            let json = try? JSONValue.parse(data)
+        else { return }
+        switch dialect {
+        case .opaque:
+            return
+        case .openAIChat:
+            if let found = OpenAIChat.usage(json) { usage = found }
+        case .openAIResponses:
+            guard let type = json["type"]?.stringValue, OpenAIResponses.terminalEvents.contains(type),
+                let response = json["response"]
+            else { return }
+            if let found = OpenAIResponses.usage(response) { usage = found }
+        case .anthropicMessages:
+            anthropic.receive(json)
+            usage = anthropic.finalUsage
+        case .geminiGenerate:
+            if let found = GeminiGenerate.usage(json) { geminiLatest = found }
+            if GeminiGenerate.isFinal(json) || usage != nil { usage = geminiLatest }
+        }
+    }
+
+    /// Skips the events whose data the dialect never reads (a Responses stream's deltas, Anthropic's
+    /// content blocks), so only the few events with usage are parsed.
+    private func wants(_ eventType: String?) -> Bool {
+        guard let eventType else { return true }
+        switch dialect {
+        case .openAIResponses: return OpenAIResponses.terminalEvents.contains(eventType)
+        case .anthropicMessages: return eventType == "message_start" || eventType == "message_delta"
+        default: return true
+        }
+    }
+
+    /// The bytes of the current line and event held now.
+    var heldBytes: Int { line.count + data.count }
+
+    private static let dataField = Array("data:".utf8)
+
+    private mutating func endLine() {
+        defer {
+            line.removeAll(keepingCapacity: line.count <= 4096)
+            lineTooLong = false
+            skippingLine = false
+        }
+        if skippingLine { return }
+        if line.isEmpty {
+            if hasData && !dataTooLong { receive(eventType: eventType, data: data) }
+            data.removeAll(keepingCapacity: data.count <= 4096)
+            hasData = false
+            dataTooLong = false
+            eventType = nil
+            return
+        }
+        let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+        let name = line[..<colon]
+        var value = line[min(colon + 1, line.endIndex)...]
+        if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        switch String(decoding: name, as: UTF8.self) {
+        case "data":
+            if hasData { data.append(0x0A) }
+            hasData = true
+            if lineTooLong || data.count + value.count > maxEventBytes {
+                dataTooLong = true
+            } else if !dataTooLong {
+                data.append(contentsOf: value)
+            }
+        case "event":
+            eventType = String(decoding: value, as: UTF8.self)
+        default:
+            break  // comments (`: ping`), `id:`, `retry:`
+        }
+    }
+}
+
+/// Anthropic's stream usage: `message_start` carries the input side, each `message_delta` the
+/// cumulative counts (and, on newer models, the input side again); final once a delta has arrived.
+struct AnthropicStreamState: Sendable {
+    private var fields: [String: JSONValue] = [:]
+    private var sawStart = false
+    private var sawDelta = false
+
+    mutating func receive(_ event: JSONValue) {
+        switch event["type"]?.stringValue {
+        case "message_start":
+            guard let usage = event["message"]?["usage"]?.objectValue else { return }
+            merge(usage)
+            sawStart = true
+        case "message_delta":
+            guard sawStart, let usage = event["usage"]?.objectValue else { return }
+            merge(usage)
+            sawDelta = true
+        default:
+            return
+        }
+    }
+
+    var finalUsage: Usage? { sawDelta ? AnthropicMessages.usage(fields) : nil }
+
+    private mutating func merge(_ usage: [String: JSONValue]) {
+        for (key, value) in usage where value != .null { fields[key] = value }
+    }
+}

@@ -1,0 +1,67 @@
+package import Dialects
+
+/// What the gate forwards for one call and the most that call can cost (issue 15: every call has a
+/// worst case the gate bounds).
+///
+/// For a known dialect the body is checked and rewritten (`Dialect.prepare`: model in `models`, one
+/// choice, the output cap set or lowered to `maxOutputTokens`). The worst case is then
+/// `inputBound × input price + maxOutputTokens × output price`, where `inputBound` is the forwarded
+/// body's byte count (every token of a byte-level tokenizer is at least one byte) or the route's declared
+/// `maxInputTokens`.
+package struct CallBound: Sendable, Hashable {
+    /// The bytes to forward.
+    package let body: [UInt8]
+    /// The model the provider will run (nil for `opaque`).
+    package let model: String?
+    /// The model's prices, when the route prices it.
+    package let price: ModelPrice?
+    /// The input side of the worst case, in base-price tokens.
+    package let inputBound: Int
+    /// The output cap the forwarded request carries (nil for `opaque`).
+    package let maxOutputTokens: Int?
+    /// The worst case in micro-dollars; nil when it cannot be bounded (opaque, or no price for the model).
+    package let worstCaseMicros: Int64?
+
+    /// - Returns: the bound, or the dialect's refusal (the gate answers `400 invalid_request`).
+    package static func prepare(_ body: [UInt8], route: MeteredRoute) -> Result<CallBound, DialectRefusal> {
+        guard route.dialect.isKnown else {
+            return .success(
+                CallBound(
+                    body: body,
+                    model: nil,
+                    price: nil,
+                    inputBound: body.count,
+                    maxOutputTokens: nil,
+                    worstCaseMicros: nil
+                )
+            )
+        }
+        let policy = DialectPolicy(
+            models: route.models,
+            maxOutputTokens: route.maxOutputTokens ?? MeteredRoute.defaultMaxOutputTokens
+        )
+        switch route.dialect.prepare(body: body, policy: policy, upstreamPath: route.upstreamPath) {
+        case .failure(let refusal):
+            return .failure(refusal)
+        case .success(let prepared):
+            let price = prepared.model.flatMap { route.prices[$0] }
+            let input = prepared.inputTokenBound(maxInputTokens: route.maxInputTokens)
+            let output = prepared.maxOutputTokens ?? policy.maxOutputTokens
+            return .success(
+                CallBound(
+                    body: prepared.body,
+                    model: prepared.model,
+                    price: price,
+                    inputBound: input,
+                    maxOutputTokens: output,
+                    worstCaseMicros: price.map {
+                        Cost.worstCase(inputTokens: input, maxOutputTokens: output, price: $0)
+                    }
+                )
+            )
+        }
+    }
+
+    /// What the reported usage costs; nil without a price.
+    package func cost(of usage: Usage) -> Int64? { price.map { Cost.actual(usage, price: $0) } }
+}
