@@ -57,8 +57,10 @@ import Testing
         let seed = #"[{"method":"POST","path":"/a","feature":"a","release":"seed"}]"#
         #expect(problems(seed).contains { $0.hasPrefix("config.seed_release_in_production ROUTES") })
         #expect(try configuration(seed, ["ALLOW_SEED_RELEASE": "true"]).routes.first?.release == .seed)
-        #expect(try configuration(seed, ["ATTESTGATE_ENV": "development", "APP_ATTEST_ENVIRONMENT": "development"])
-            .routes.first?.release == .seed)
+        #expect(
+            try configuration(seed, ["ATTESTGATE_ENV": "development", "APP_ATTEST_ENVIRONMENT": "development"])
+                .routes.first?.release == .seed
+        )
     }
 
     @Test func aMoneyCeilingNeedsEveryRouteBounded() {
