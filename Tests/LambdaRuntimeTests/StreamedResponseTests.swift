@@ -1,4 +1,5 @@
 import AttestCore
+import FoundationEssentials
 import LambdaRuntime
 import Testing
 
@@ -141,5 +142,34 @@ struct StreamingHandler: LambdaHandler {
         let prelude = try JSONValue.parse(Array(chunks[0].dropLast(8)))
         #expect(prelude["statusCode"]?.intValue == 404)
         #expect(chunks[1] == Array(#"{"error":"not_found"}"#.utf8))
+    }
+
+    @Test func theBufferedHandleOfAStreamedRouteCollectsItsBody() async throws {
+        struct Streaming: APIRouteHandler {
+            func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+                APIGatewayResponse(
+                    status: 200,
+                    headers: ["Content-Type": "text/event-stream"],
+                    stream: ResponseStreamBody { writer in
+                        for piece in ["data: a\n\n", "data: b\n\n"] { try? await writer.write(Array(piece.utf8)) }
+                        return .finished
+                    }
+                )
+            }
+        }
+        var router = Router<any APIRouteHandler>()
+        try router.add("POST", "/v1/stream", Streaming())
+        let event = Array(#"{"version":"2.0","rawPath":"/v1/stream","requestContext":{"http":{"method":"POST"}}}"#.utf8)
+        let context = InvocationContext(
+            requestID: "r1",
+            deadline: .distantFuture,
+            invokedFunctionARN: "",
+            traceID: nil,
+            logger: logger
+        )
+        let out = try JSONValue.parse(try await APIGatewayLambdaHandler(router: router).handle(event, context: context))
+        #expect(out["statusCode"]?.intValue == 200)
+        #expect(out["headers"]?["Content-Type"]?.stringValue == "text/event-stream")
+        #expect(out["body"]?.stringValue == "data: a\n\ndata: b\n\n")
     }
 }

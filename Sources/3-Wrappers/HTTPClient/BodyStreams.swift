@@ -304,7 +304,10 @@ public final class ResponseBodyStream: Sendable {
     /// The transfer ended: nil when the body is complete, else why it stopped.
     package func end(_ error: HTTPError?) {
         let reader = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.end == nil { state.end = .some(error) }
+            // After `cancel()` the end is ours, whatever libcurl made of the abort (a write error).
+            if state.end == nil {
+                state.end = .some(state.cancelled ? HTTPError(.cancelled, detail: "cancelled") : error)
+            }
             defer { state.reader = nil }
             return state.reader
         }

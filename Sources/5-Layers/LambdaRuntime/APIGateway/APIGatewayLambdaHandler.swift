@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import Synchronization
 
 /// Handles one routed API Gateway request. It never throws: every failure is a response.
 package protocol APIRouteHandler: Sendable {
@@ -17,10 +18,22 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         self.router = router
     }
 
+    /// The buffered equivalent of `respond`: a streamed answer is collected (its status and headers from
+    /// the prelude) and encoded as one API Gateway 2.0 response.
     package func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] {
         switch try await respond(to: event, context: context) {
-        case .buffered(let bytes): return bytes
-        case .streamed: return APIGatewayResponse.error(500, "internal").encoded(for: .httpV2)
+        case .buffered(let bytes):
+            return bytes
+        case .streamed(let streamed):
+            let collector = CollectingStreamWriter()
+            _ = await streamed.body(collector)
+            let document = (try? JSONValue.parse(Array(streamed.prelude.dropLast(8)))) ?? .object([:])
+            var headers = HeaderFields()
+            for (name, value) in document["headers"]?.objectValue ?? [:] {
+                headers.append(name, value.stringValue ?? "")
+            }
+            let status = document["statusCode"]?.intValue.map { Int($0) } ?? 200
+            return APIGatewayResponse(status: status, headers: headers, body: collector.bytes).encoded(for: .httpV2)
         }
     }
 
@@ -63,4 +76,11 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         }
         return .buffered(response.encoded(for: request.format))
     }
+}
+
+/// Keeps every byte written (the buffered `handle` of a streamed answer).
+private final class CollectingStreamWriter: ResponseStreamWriter {
+    private let collected = Mutex<[UInt8]>([])
+    var bytes: [UInt8] { collected.withLock { $0 } }
+    func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) { collected.withLock { $0 += bytes } }
 }
