@@ -57,5 +57,6 @@ locals {
 
   # API Gateway route keys: the two attestation endpoints plus every metered route.
   attest_route_keys  = ["POST /v1/attest/challenge", "POST /v1/attest/keys"]
-  metered_route_keys = [for r in var.routes : "${upper(r.method)} ${r.path}"]
+  # Streamed routes are served by the Function URL instead (infra/streaming.tf).
+  metered_route_keys = [for r in var.routes : "${upper(r.method)} ${r.path}" if !coalesce(r.stream, false)]
 }

@@ -8,6 +8,11 @@ output "signed_in_api_url" {
   value       = var.jwt_issuer == "" ? null : aws_apigatewayv2_stage.default["signed_in"].invoke_url
 }
 
+output "stream_url" {
+  description = "Base URL of the streaming Function URL (routes with stream = true, guests only); null without streamed routes."
+  value       = local.streaming_enabled ? aws_lambda_function_url.stream[0].function_url : null
+}
+
 output "function_name" {
   description = "Name of the guest Lambda function (for `aws lambda update-function-configuration`, logs, rollbacks)."
   value       = aws_lambda_function.attestgate["guest"].function_name

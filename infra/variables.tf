@@ -262,7 +262,7 @@ variable "upstream_auth_header" {
 }
 
 variable "routes" {
-  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices). Each becomes an API Gateway route and, through `feature`, the `route` dimension of its metrics."
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices, stream, maxStreamSeconds, maxStreamBytes). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
   type = list(object({
     method           = string
     path             = string
@@ -283,6 +283,13 @@ variable "routes" {
     maxOutputTokens   = optional(number)
     maxInputTokens    = optional(number)
     prices            = optional(map(object({ inputPerMTok = number, outputPerMTok = number })))
+    # Issue 18: streamed routes (served by the Function URL of infra/streaming.tf).
+    stream           = optional(bool)
+    maxStreamSeconds = optional(number)
+    maxStreamBytes   = optional(number)
+    # Issue 16 and 17: DeviceCheck on this route, and the highest Play device activity accepted.
+    deviceCheckFallback = optional(bool)
+    maxDeviceActivity   = optional(string)
   }))
   default = [
     { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },

@@ -464,6 +464,104 @@ def start_harness(stack, bootstrap, env):
     return process, info
 
 
+# ------------------------------------------------------------------------------------------- streaming
+
+def first_byte_ms(host, port, path, body, headers=None):
+    """POST `body`; milliseconds from sending it to the first body byte, then the rest is drained."""
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    started = time.perf_counter()
+    connection.request("POST", path, body=body, headers=dict(headers or {}, **{"Content-Type": "application/json"}))
+    response = connection.getresponse()
+    first = response.read1(65536)
+    elapsed = (time.perf_counter() - started) * 1000
+    first_byte_at = time.time()
+    while response.read1(65536):
+        pass
+    connection.close()
+    first_byte_ms.last_wall = first_byte_at
+    return elapsed if first else float("nan"), response.status
+
+
+def stream_rate(host, port, path, body, headers=None):
+    """POST `body` and read the whole streamed answer: (MB/s, bytes)."""
+    connection = http.client.HTTPConnection(host, port, timeout=120)
+    connection.request("POST", path, body=body, headers=dict(headers or {}, **{"Content-Type": "application/json"}))
+    response = connection.getresponse()
+    started, total = time.perf_counter(), 0
+    while True:
+        piece = response.read1(1 << 16)
+        if not piece:
+            break
+        total += len(piece)
+    elapsed = time.perf_counter() - started
+    connection.close()
+    return total / elapsed / 1e6, total
+
+
+def streaming_bench(stack, binary, env, upstream, quick):
+    """Issue 18: time to first byte through the gate minus the upstream's own (pairs, same moment), and a
+    long stream's rate through the gate next to the fake upstream's direct rate."""
+    routes = [{"method": "POST", "path": "/v1/stream", "feature": "stream", "mode": "off", "upstreamPath": "/tutor",
+               "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
+    harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_BUDGET="0"))
+    front = info["http"].rsplit(":", 1)
+    direct = upstream.rsplit(":", 1)
+    front_host, front_port = front[0].split("//")[1], int(front[1])
+    up_host, up_port = direct[0].split("//")[1], int(direct[1])
+    with open(env["UPSTREAM_API_KEY_FILE"]) as handle:
+        key = {"Authorization": "Bearer " + handle.read().strip()}
+    device = {"X-Device-ID": str(uuid.uuid4())}
+    short = json.dumps({"stream": True, "events": 3, "intervalMs": 0, "question": "ttfb"})
+    rows, figures = [], {}
+    for _ in range(5):  # warm connections, handles and the fake upstream
+        first_byte_ms(front_host, front_port, "/v1/stream", short, device)
+    gate, own, added, relay, statuses = [], [], [], [], set()
+
+    def upstream_first_event():
+        connection = http.client.HTTPConnection(up_host, up_port, timeout=10)
+        connection.request("GET", "/control/streams")
+        streams = json.loads(connection.getresponse().read())
+        connection.close()
+        return streams[-1]["firstEventAt"]
+
+    for _ in range(30 if quick else 200):
+        through, status = first_byte_ms(front_host, front_port, "/v1/stream", short, device)
+        relay.append((first_byte_ms.last_wall - upstream_first_event()) * 1000)
+        alone, _ = first_byte_ms(up_host, up_port, "/tutor", short, key)
+        statuses.add(status)
+        gate.append(through)
+        own.append(alone)
+        added.append(through - alone)
+    figures["ttfb"] = {"gate": stats(gate), "upstream": stats(own), "addedMedian": statistics.median(added),
+                       "addedP99": percentile(added, 99), "statuses": sorted(statuses)}
+    rows.append(("streamed route: time to first byte via front", stats(gate), "ms", "", None))
+    rows.append(("  the fake upstream's own time to first byte", stats(own), "ms", "", None))
+    rows.append(("  the gate's added TTFB (pairs), median", {"median": statistics.median(added), "min": min(added),
+                 "max": max(added)}, "ms", "≤ 2 ms", statistics.median(added) <= 2))
+    rows.append(("  the gate's added TTFB (pairs), p99", {"median": percentile(added, 99)}, "ms", "", None))
+    # The streaming path alone (no layers): the provider's first event leaving it → the client's first byte,
+    # through the bootstrap's relay, the Runtime API POST and the harness front (wall clocks, one machine).
+    figures["relayFirstByte"] = {"median": statistics.median(relay), "p99": percentile(relay, 99)}
+    rows.append(("  relay: upstream's first event → client's first byte", stats(relay), "ms", "", None))
+    rows.append(("  relay, p99", {"median": percentile(relay, 99)}, "ms", "", None))
+    long_body = json.dumps({"stream": True, "events": 640, "eventBytes": 16000, "intervalMs": 0})
+    through_rates, direct_rates = [], []
+    for _ in range(2 if quick else 5):
+        rate, total = stream_rate(front_host, front_port, "/v1/stream", long_body, device)
+        through_rates.append(rate)
+        direct_rates.append(stream_rate(up_host, up_port, "/tutor", long_body, key)[0])
+    ratio = statistics.median(through_rates) / statistics.median(direct_rates)
+    figures["longStream"] = {"bytes": total, "gateMBps": stats(through_rates), "directMBps": stats(direct_rates),
+                             "ratio": ratio}
+    rows.append(("long stream (%.1f MB) through the gate" % (total / 1e6), stats(through_rates), "MB/s", "", None))
+    rows.append(("  the fake upstream's direct rate", stats(direct_rates), "MB/s", "", None))
+    rows.append(("  ratio gate / direct (medians)", {"median": ratio}, "×", "≥ 0.9×", ratio >= 0.9))
+    if statuses != {200}:
+        rows.append(("  !! non-200 answers on the streamed route", {"median": len(statuses - {200})}, "", "0", False))
+    harness.stdin.close()
+    return rows, figures
+
+
 # ------------------------------------------------------------------------------------------------- main
 
 def main(argv=None):
@@ -719,6 +817,10 @@ def main(argv=None):
             rows.append(("  !! non-200 answers in the gate runs", {"median": len(bad)}, "", "0", False))
         bench.stdin.write(b"QUIT\n")
         bench.stdin.flush()
+
+        # 4b. Streamed routes (docs/streaming.md): TTFB overhead and a long stream's rate vs direct.
+        stream_rows, figures["streaming"] = streaming_bench(stack, binary, dict(aws), upstream, quick)
+        rows.extend(stream_rows)
     finally:
         stack.close()
 

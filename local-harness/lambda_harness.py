@@ -27,6 +27,11 @@ API = "/2018-06-01"
 CLAIMS_HEADER = "x-harness-jwt-claims"
 FUNCTION_ARN_PREFIX = "arn:aws:lambda:us-east-1:000000000000:function:"
 MAX_BODY = 6 * 1024 * 1024
+# Response streaming (see "Streamed responses" below): Lambda's soft limit on a streamed response.
+MAX_STREAM = 20 * 1024 * 1024
+STREAM_CONTENT_TYPE = "application/vnd.awslambda.http-integration-response"
+ERROR_TYPE_TRAILER = "lambda-runtime-function-error-type"
+ERROR_BODY_TRAILER = "lambda-runtime-function-error-body"
 
 
 class Invocation:
@@ -42,6 +47,7 @@ class Invocation:
         self.error_type = None
         self.instance = None
         self.pool = None
+        self.stream = None  # a StreamedResponse once the runtime posts in streaming mode
 
     def finish(self, outcome, payload=b"", error_type=None):
         if self.done.is_set():
@@ -52,8 +58,11 @@ class Invocation:
 
     def summary(self):
         text = self.payload.decode("utf-8", "replace")
-        return {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
-                "errorType": self.error_type, "instance": self.instance, "pool": self.pool}
+        summary = {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
+                   "errorType": self.error_type, "instance": self.instance, "pool": self.pool}
+        if self.stream is not None:
+            summary["stream"] = self.stream.summary()
+        return summary
 
 
 class Instance:
@@ -216,7 +225,17 @@ class Harness:
 
     def watch_deadline(self, invocation, instance, generation):
         remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
-        if not invocation.done.wait(timeout=max(0.0, remaining) + 0.2):
+        if invocation.done.wait(timeout=max(0.0, remaining) + 0.2) and invocation.stream is not None:
+            # A streamed response counts against the deadline until its last byte, as on Lambda.
+            remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
+            if not invocation.stream.ended.wait(timeout=max(0.0, remaining) + 0.2) and \
+                    instance.generation == generation:
+                self.log(instance.index, json.dumps({"harness": "deadline exceeded while streaming, instance "
+                                                     "restarted", "requestId": invocation.request_id}))
+                invocation.stream.end("Sandbox.Timedout")
+                instance.kill_and_restart()
+            return
+        if not invocation.done.is_set():
             if invocation.finish("timeout") and instance.generation == generation:
                 self.log(instance.index, json.dumps({"harness": "deadline exceeded, instance restarted",
                                                      "requestId": invocation.request_id}))
@@ -276,6 +295,8 @@ def make_runtime_handler(harness, instance):
             })
 
         def do_POST(self):
+            if (self.headers.get("Lambda-Runtime-Function-Response-Mode") or "").lower() == "streaming":
+                return receive_stream(self, harness)
             body = self._body()
             if self.path == API + "/runtime/init/error":
                 harness.init_errors.append({
@@ -380,6 +401,8 @@ def make_front_handler(harness):
             # and so to that API's function; the claims header stands for both here.
             signed_in = any(name.lower() == CLAIMS_HEADER for name in self.headers.keys())
             invocation = harness.invoke(event, pool=harness.pool_for(signed_in))
+            if invocation.stream is not None:
+                return forward_stream(self, invocation.stream)
             if invocation.outcome == "response":
                 try:
                     document = json.loads(invocation.payload)
@@ -418,6 +441,175 @@ def make_front_handler(harness):
             raise AttributeError(name)
 
     return FrontHandler
+
+
+# --- Streamed responses ---------------------------------------------------------------------------
+# The runtime posts /response with `Lambda-Runtime-Function-Response-Mode: streaming`, chunked, and may
+# end it with the `Lambda-Runtime-Function-Error-Type` / `-Error-Body` trailers. For HTTP integrations
+# (`application/vnd.awslambda.http-integration-response`) the body starts with a JSON prelude
+# ({statusCode, headers, cookies}) and eight NUL bytes. The front forwards every chunk to its client
+# as it arrives (chunked); a client that hangs up does not stop the function: the rest is read and
+# dropped, as Lambda does. The error trailers, when present, end the client's chunked answer too
+# (Function URLs just end the body; the harness shows them so tests can see them), and the control
+# port's /invocations reports the stream's bytes, chunks and error.
+
+
+class StreamedResponse:
+    """Chunks between the Runtime API handler (producer) and the HTTP front (consumer), bounded."""
+
+    END = object()
+
+    def __init__(self, content_type):
+        self.content_type = content_type
+        self.chunks = queue.Queue(maxsize=64)
+        self.ended = threading.Event()
+        self.bytes = 0
+        self.count = 0
+        self.error_type = None
+        self.error_body = None
+        self.client_gone = False
+        self.started = time.time()
+        self.finished = None
+
+    def end(self, error_type=None, error_body=None):
+        if self.ended.is_set():
+            return
+        self.error_type, self.error_body = error_type, error_body
+        self.finished = time.time()
+        self.ended.set()
+        self.chunks.put(StreamedResponse.END)
+
+    def summary(self):
+        return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
+                "errorBody": self.error_body, "clientGone": self.client_gone,
+                "seconds": round((self.finished or time.time()) - self.started, 3)}
+
+
+def read_chunked(rfile, trailers):
+    """Yields the chunks of a chunked body, then fills `trailers` (lower-cased names)."""
+    while True:
+        line = rfile.readline(1024)
+        if not line:
+            raise ValueError("truncated chunked body")
+        size = int(line.split(b";")[0].strip(), 16)
+        if size == 0:
+            while True:
+                trailer = rfile.readline(65537)
+                if trailer in (b"\r\n", b"\n", b""):
+                    return
+                name, _, value = trailer.decode("latin-1").partition(":")
+                trailers[name.strip().lower()] = value.strip()
+        data = rfile.read(size)
+        if len(data) < size:
+            raise ValueError("truncated chunk")
+        rfile.readline()
+        yield data
+
+
+def receive_stream(handler, harness):
+    """The Runtime API side: /runtime/invocation/{id}/response in streaming mode."""
+    parts = handler.path[len(API):].split("/")
+    if len(parts) != 5 or parts[1:3] != ["runtime", "invocation"] or parts[4] != "response":
+        return handler._reply(404, b'{"errorType":"NotFound"}')
+    invocation = harness.invocations.get(parts[3])
+    if invocation is None:
+        return handler._reply(400, b'{"errorType":"InvalidRequestID"}')
+    if (handler.headers.get("Transfer-Encoding") or "").lower() != "chunked":
+        return handler._reply(400, b'{"errorType":"InvalidStreamingRequest"}')
+    stream = StreamedResponse(handler.headers.get("Content-Type") or "application/octet-stream")
+    invocation.stream = stream
+    if not invocation.finish("stream"):
+        invocation.stream = None
+        return handler._reply(400, b'{"errorType":"InvalidStateTransition"}')
+    trailers = {}
+    error_type = None
+    try:
+        for chunk in read_chunked(handler.rfile, trailers):
+            stream.bytes += len(chunk)
+            stream.count += 1
+            if stream.bytes > MAX_STREAM:
+                error_type = "Function.ResponseSizeTooLarge"
+                break
+            stream.chunks.put(chunk)
+    except (ValueError, OSError):
+        error_type = "Runtime.TruncatedResponse"
+    error_type = error_type or trailers.get(ERROR_TYPE_TRAILER)
+    error_body = trailers.get(ERROR_BODY_TRAILER)
+    if error_body:
+        try:
+            error_body = base64.b64decode(error_body).decode("utf-8", "replace")
+        except ValueError:
+            pass
+    invocation.outcome = "stream_error" if error_type else "stream"
+    invocation.error_type = error_type
+    stream.end(error_type, error_body)
+    if error_type in ("Function.ResponseSizeTooLarge", "Runtime.TruncatedResponse"):
+        handler.close_connection = True
+        return handler._reply(413 if error_type == "Function.ResponseSizeTooLarge" else 400,
+                              json.dumps({"errorType": error_type}).encode())
+    return handler._reply(202, b'{"status":"OK"}')
+
+
+def forward_stream(handler, stream):
+    """The front side: the prelude becomes the status line and headers, then chunks as they come."""
+    pending = b""
+    status, headers, cookies = 200, {"Content-Type": "application/octet-stream"}, []
+    ended = False
+    if stream.content_type.split(";")[0].strip().lower() == STREAM_CONTENT_TYPE:
+        while b"\0" * 8 not in pending:
+            item = stream.chunks.get()
+            if item is StreamedResponse.END or len(pending) > 65536:
+                ended = True
+                break
+            pending += item
+        if ended:
+            return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
+        prelude, _, pending = pending.partition(b"\0" * 8)
+        try:
+            document = json.loads(prelude)
+            status = int(document.get("statusCode", 200))
+            headers = document.get("headers") or {}
+            cookies = document.get("cookies") or []
+        except (ValueError, AttributeError, TypeError):
+            return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
+
+    def send(data):
+        if stream.client_gone or not data:
+            return
+        try:
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            handler.wfile.flush()
+        except OSError:
+            stream.client_gone = True
+
+    try:
+        handler.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                handler.send_header(name, str(value))
+        for cookie in cookies:
+            handler.send_header("Set-Cookie", cookie)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.send_header("Trailer", "Lambda-Runtime-Function-Error-Type")
+        handler.end_headers()
+        handler.wfile.flush()
+    except OSError:
+        stream.client_gone = True
+    send(pending)
+    while True:
+        item = stream.chunks.get()
+        if item is StreamedResponse.END:
+            break
+        send(item)
+    if stream.client_gone:
+        handler.close_connection = True
+        return
+    try:
+        trailer = b"Lambda-Runtime-Function-Error-Type: %s\r\n" % stream.error_type.encode() if stream.error_type else b""
+        handler.wfile.write(b"0\r\n" + trailer + b"\r\n")
+        handler.wfile.flush()
+    except OSError:
+        stream.client_gone = True
 
 
 def make_control_handler(harness):

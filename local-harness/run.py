@@ -57,6 +57,9 @@ ROUTES = [
      "upstreamPath": "/generate"},
     {"method": "POST", "path": "/v1/tutor/{deckId}/{cardId}", "feature": "tutor", "mode": "monitor",
      "binding": "request", "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor"},
+    # Streamed (docs/streaming.md): the tutor's answer as server-sent events, through Lambda response streaming.
+    {"method": "POST", "path": "/v1/tutor/stream", "feature": "tutor_stream", "mode": "monitor",
+     "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor", "stream": True, "maxStreamSeconds": 8},
 ]
 DEMO_DEVICE = "7d444840-9dc0-41d1-b245-5ffdce74fad2"
 
@@ -273,6 +276,10 @@ Serving on %(front)s until Ctrl-C. Bootstrap logs: tail -f %(logs)s
   # 3. a paying signed-in user (the harness turns this header into JWT authorizer claims) -> 200 cards
   curl -s -X POST %(front)s/v1/generate -H 'X-Harness-JWT-Claims: {"sub":"me","plan":"paid"}' \\
        -d '{"text":"Mitochondria make ATP. Ribosomes build proteins.","cards":2}'
+
+  # 4. a streamed tutor answer, event by event (docs/streaming.md)
+  curl -N -X POST %(front)s/v1/tutor/stream -H 'X-Device-ID: %(device)s' \\
+       -d '{"stream":true,"question":"Why is the sky blue?","events":12,"intervalMs":150}'
 """ % {"front": front, "device": DEMO_DEVICE, "logs": os.path.relpath(os.path.join(stack.state, "bootstrap.log")),
        "note": "(The session spent today's ceiling: unpaid calls now answer 503 daily_budget_exhausted until the\n"
                "next `make run`, whose moto starts empty. These three still answer as described.)\n"

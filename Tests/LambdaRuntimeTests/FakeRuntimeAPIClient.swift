@@ -5,6 +5,8 @@ import Synchronization
 final class FakeRuntimeAPIClient: RuntimeAPIClient {
     enum Post: Equatable {
         case response(requestID: String, body: [UInt8])
+        /// A streamed response: its content type, the chunks as written (prelude first) and its end.
+        case streamed(requestID: String, contentType: String, chunks: [[UInt8]], completion: StreamCompletion)
         case error(requestID: String, error: FunctionError)
         case initError(FunctionError)
     }
@@ -17,7 +19,12 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
 
     private let state = Mutex(State())
 
-    init(_ answers: [Result<RawInvocation, RuntimeAPIError>], postFailure: RuntimeAPIError? = nil) {
+    init(
+        _ answers: [Result<RawInvocation, RuntimeAPIError>],
+        postFailure: RuntimeAPIError? = nil,
+        acceptedChunks: Int = .max
+    ) {
+        self.acceptedChunks = acceptedChunks
         state.withLock {
             $0.queue = answers
             $0.postFailure = postFailure
@@ -36,6 +43,29 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
     func respond(requestID: String, body: [UInt8]) async throws(RuntimeAPIError) {
         try record(.response(requestID: requestID, body: body))
     }
+
+    /// Runs the body against an in-memory writer that keeps every chunk; `acceptedChunks` makes the
+    /// writer refuse (`.streamClosed`) after that many, as a POST that ended would.
+    func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError) {
+        let writer = RecordingStreamWriter(limit: acceptedChunks)
+        var completion = StreamCompletion.finished
+        do {
+            if !response.prelude.isEmpty { try await writer.write(response.prelude) }
+            completion = await response.body(writer)
+        } catch {
+            completion = .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+        }
+        try record(
+            .streamed(
+                requestID: requestID,
+                contentType: response.contentType,
+                chunks: writer.chunks,
+                completion: completion
+            )
+        )
+    }
+
+    let acceptedChunks: Int
 
     func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {
         try record(.error(requestID: requestID, error: error))
@@ -67,4 +97,23 @@ func invocation(
     if let deadline { headers["Lambda-Runtime-Deadline-Ms"] = deadline }
     if let trace { headers["Lambda-Runtime-Trace-Id"] = trace }
     return .success(RawInvocation(headers: headers, body: Array(body.utf8)))
+}
+
+/// Keeps every chunk written; refuses writes past `limit`.
+final class RecordingStreamWriter: ResponseStreamWriter {
+    private let state = Mutex<[[UInt8]]>([])
+    let limit: Int
+
+    init(limit: Int = .max) { self.limit = limit }
+
+    var chunks: [[UInt8]] { state.withLock { $0 } }
+
+    func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) {
+        let accepted = state.withLock { chunks -> Bool in
+            guard chunks.count < limit else { return false }
+            chunks.append(bytes)
+            return true
+        }
+        if !accepted { throw RuntimeAPIError(.streamClosed) }
+    }
 }

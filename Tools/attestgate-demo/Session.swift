@@ -61,6 +61,7 @@ final class Session {
         try await android()
         try await allowance()
         try await upstreamFailure()
+        try await streamedTutor()
         try await ceiling()
     }
 

@@ -146,6 +146,17 @@ def main() -> int:
            "API: each API invokes its own function")
     expect(tfload.resources(parsed, "aws_apigatewayv2_authorizer"), "API: optional JWT authorizer")
 
+    # Streamed routes (issue 18): a Function URL in RESPONSE_STREAM mode, only when a route streams, with
+    # the streamed routes kept off the buffered HTTP APIs.
+    url = one(tfload.resources(parsed, "aws_lambda_function_url"), "Lambda function URL")
+    expect(unquote(url.get("invoke_mode")) == "RESPONSE_STREAM", "function URL: invoke_mode RESPONSE_STREAM")
+    expect("local.streaming_enabled" in str(url.get("count")), "function URL: only when a route has stream = true")
+    url_conditions = [p.get("condition", "") for p in first(url.get("lifecycle")).get("precondition", [])]
+    expect(any("var.lambda_timeout_seconds" in c and "local.max_stream_seconds" in c for c in url_conditions),
+           "function URL: precondition that the timeout exceeds every maxStreamSeconds")
+    expect("coalesce(r.stream, false)" in str(routes.get("metered_route_keys")),
+           "API: streamed routes are not on the buffered HTTP APIs")
+
     alarms = tfload.resources(parsed, "aws_cloudwatch_metric_alarm")
     watched = {(unquote(a.get("namespace")), unquote(a.get("metric_name"))) for a in alarms.values()}
     for metric in [("AttestGate", "budget_warning"), ("AttestGate", "budget_exhausted"), ("AttestGate", "block"),

@@ -26,6 +26,14 @@ CURLcode cshim_curl_setopt_xferinfo_cb(CURL *handle, cshim_curl_xferinfo_cb call
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+CURLcode cshim_curl_setopt_read_cb(CURL *handle, cshim_curl_data_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+CURLcode cshim_curl_setopt_trailer_cb(CURL *handle, cshim_curl_trailer_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_TRAILERFUNCTION, callback);
+}
+
 CURLcode cshim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

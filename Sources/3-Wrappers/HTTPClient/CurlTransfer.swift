@@ -23,6 +23,9 @@ final class CurlTransfer {
     var headerBytes = 0
     var bodyTooLarge = false
     var headersTooLarge = false
+    /// Streamed responses: where the head and the body go as they arrive (`CurlTransport.open`).
+    var stream: ResponseBodyStream?
+    var curl: UnsafeMutableRawPointer?
 
     init(maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024, cancellation: CancellationFlag = CancellationFlag()) {
         self.maxBodyBytes = maxBodyBytes
@@ -81,8 +84,45 @@ final class CurlTransfer {
             transfer.headerLines.removeAll()  // a new response starts (after 1xx)
         } else if !line.trimmingWhitespace().isEmpty {
             transfer.headerLines.append(line)
+        } else if let stream = transfer.stream, let curl = transfer.curl {
+            // The blank line after a final (non-1xx) status: the head is complete before any body byte.
+            var status = 0
+            if cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK, status >= 200 {
+                stream.publish(ResponseBodyStream.Head(status: status, headers: transfer.headers))
+            }
         }
         return length
+    }
+
+    /// `CURLOPT_WRITEFUNCTION` for streamed responses: hands a copy to the stream, which blocks while
+    /// its reader is behind; 0 (abort) once the stream is cancelled.
+    static let streamWriteCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let length = size * count
+        guard let stream = transfer.stream else { return 0 }
+        return stream.push(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+    }
+
+    /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the `RequestBodyStream`).
+    static let readCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
+        guard let userdata else { return Int(CURL_READFUNC_ABORT) }
+        let body = Unmanaged<RequestBodyStream>.fromOpaque(userdata).takeUnretainedValue()
+        let copied = body.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+        return copied < 0 ? Int(CURL_READFUNC_ABORT) : copied
+    }
+
+    /// `CURLOPT_TRAILERFUNCTION`: the trailers given to `RequestBodyStream.finish`, after the last chunk.
+    static let trailerCallback: cshim_curl_trailer_cb = { list, userdata in
+        guard let userdata else { return Int32(CURL_TRAILERFUNC_ABORT) }
+        let body = Unmanaged<RequestBodyStream>.fromOpaque(userdata).takeUnretainedValue()
+        for trailer in body.trailers {
+            let line = "\(trailer.name): \(trailer.value)"
+            guard !line.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0 }) else { continue }
+            guard let appended = curl_slist_append(list.pointee, line) else { return Int32(CURL_TRAILERFUNC_ABORT) }
+            list.pointee = appended
+        }
+        return Int32(CURL_TRAILERFUNC_OK)
     }
 }
 

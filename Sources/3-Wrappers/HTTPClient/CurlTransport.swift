@@ -15,8 +15,8 @@ internal import Dispatch
 /// - Cancelling the calling task aborts the transfer within about a second (libcurl's progress
 ///   callback) and throws `http.cancelled`, so a request abandoned at a deadline frees its handle.
 public struct CurlTransport: HTTPTransport {
-    private let pool: CurlHandlePool
-    private let caBundlePath: String?
+    let pool: CurlHandlePool
+    let caBundlePath: String?
 
     /// - Parameters:
     ///   - caBundlePath: PEM bundle of trusted CAs; nil finds the system bundle (Debian, Amazon Linux).
@@ -120,7 +120,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     /// Header names and values go to the wire verbatim: CR, LF or NUL would split or forge lines.
-    private static func checkHeaders(_ headers: [HTTPHeader]) throws(HTTPError) {
+    static func checkHeaders(_ headers: [HTTPHeader]) throws(HTTPError) {
         for header in headers {
             let forbidden: (UInt8) -> Bool = { $0 == 0x0d || $0 == 0x0a || $0 == 0 }
             let nameOK =
@@ -131,7 +131,7 @@ public struct CurlTransport: HTTPTransport {
         }
     }
 
-    private static func headerLines(for request: HTTPRequest) -> [String] {
+    static func headerLines(for request: HTTPRequest) -> [String] {
         var lines = request.headers.map { "\($0.name): \($0.value)" }
         let names = Set(request.headers.map { $0.name.lowercased() })
         // Suppress libcurl's own defaults: no `Expect: 100-continue` round trip, and no
@@ -164,7 +164,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     /// `CURLOPT_PROTOCOLS_STR` needs libcurl 7.85; older libraries (Amazon Linux 2's) get the bitmask.
-    private static func setProtocols(_ curl: UnsafeMutableRawPointer, _ protocols: String) {
+    static func setProtocols(_ curl: UnsafeMutableRawPointer, _ protocols: String) {
         let rc = protocols.withCString { cshim_curl_setopt_ptr(curl, CURLOPT_PROTOCOLS_STR, $0) }
         let redirect = protocols.withCString { cshim_curl_setopt_ptr(curl, CURLOPT_REDIR_PROTOCOLS_STR, $0) }
         if rc == CURLE_UNKNOWN_OPTION || redirect == CURLE_UNKNOWN_OPTION {
@@ -177,25 +177,25 @@ public struct CurlTransport: HTTPTransport {
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         // 0 means "no timeout" to libcurl; a zero or negative budget must still time out at once.
         return max(1, Int(clamping: total))
     }
 
-    private static func set(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
+    static func set(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
         check(cshim_curl_setopt_long(curl, option, value))
     }
 
-    private static func setString(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+    static func setString(_ curl: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
         // String options are copied by libcurl (since 7.17.0), so the pointer may go away afterwards.
         check(value.withCString { cshim_curl_setopt_ptr(curl, option, $0) })
     }
 
     /// A failing setopt/getinfo is a programmer error (unknown option, wrong type), not a network
     /// failure: stop loudly, as NIO does for errnos that must not happen.
-    private static func check(_ code: CURLcode, _ operation: StaticString = #function) {
+    static func check(_ code: CURLcode, _ operation: StaticString = #function) {
         precondition(code == CURLE_OK, "libcurl \(operation) failed: \(code.rawValue)")
     }
 }

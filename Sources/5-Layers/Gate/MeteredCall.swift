@@ -234,10 +234,22 @@ package struct MeteredCall: Sendable {
         switch result {
         case .answered(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
         case .failed(_, let reason): record.fields["upstreamReason"] = .string(reason)
+        case .streaming(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
         }
         if verdict.release { await release(allowance: allowance, ceiling: ceiling, logger: logger) }
         var headers = quotaHeader
         if verdict.release { headers["x-quota-remaining"] = String(allowance.remaining + 1) }
+        if case .streaming(let status, let contentType, let stream) = result {
+            // The provider is streaming: both units stay spent; the money reservation settles to the final
+            // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
+            record.fields["stream"] = .bool(true)
+            if let contentType { headers["content-type"] = contentType }
+            let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
+            return Self.withChallenge(
+                MeteredResponse(status: status, headers: headers, body: [], stream: metered),
+                await next
+            )
+        }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
             record.fields["decision"] = .string("upstream_unavailable")
             return Self.withChallenge(

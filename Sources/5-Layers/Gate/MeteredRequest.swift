@@ -35,11 +35,14 @@ package struct MeteredResponse: Sendable, Hashable {
     package var status: Int
     package var headers: [String: String]
     package var body: [UInt8]
+    /// A streamed route's admitted call: the provider's body, passed on as it arrives (`body` is empty).
+    package var stream: UpstreamStream?
 
-    package init(status: Int, headers: [String: String] = [:], body: [UInt8]) {
+    package init(status: Int, headers: [String: String] = [:], body: [UInt8], stream: UpstreamStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     /// `{"error":"<code>"}` with JSON content type; the code never names the failed check.

@@ -18,6 +18,17 @@ package struct MeteredRoute: Sendable, Hashable {
     package var maxResponseBytes: Int
     /// Require `MEETS_STRONG_INTEGRITY` instead of `MEETS_DEVICE_INTEGRITY` on Android.
     package var requireStrongIntegrity: Bool
+    /// Stream the upstream's `text/event-stream` to the client (Lambda response streaming) once every
+    /// layer admitted the call; refusals stay ordinary JSON answers.
+    package var stream: Bool = false
+    /// A stream is cut (connection closed, error trailer) once it has lasted this long.
+    package var maxStreamSeconds: Int = MeteredRoute.defaultMaxStreamSeconds
+    /// ... or once it has passed this many bytes on.
+    package var maxStreamBytes: Int = MeteredRoute.defaultMaxStreamBytes
+
+    package static let defaultMaxStreamSeconds = 60
+    /// Lambda's limit on a streamed response is 20 MiB; the prelude needs a little of it.
+    package static let defaultMaxStreamBytes = 20 * 1024 * 1024 - 64 * 1024
     /// When a call's units go back (`unbilled`: only what provably was not billed).
     package var release: ReleasePolicy
     /// Provider statuses that are documented refusals before any work, released under either policy.

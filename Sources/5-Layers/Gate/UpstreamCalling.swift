@@ -11,6 +11,8 @@ package enum UpstreamResult: Sendable, Hashable {
     /// No usable answer; `failure` says how far the request got (which decides whether it may have
     /// been billed), `reason` is the transport's slug for the logs.
     case failed(UpstreamFailure, reason: String)
+    /// A streamed route's provider answered 2xx `text/event-stream`: the body is read as it arrives.
+    case streaming(status: Int, contentType: String?, body: UpstreamStream)
 }
 
 /// How far a failed upstream call got. Only `notSent` proves the provider never saw the request.
@@ -71,6 +73,41 @@ package enum ReleasePolicy: String, Sendable, Hashable {
             case .cut: return Verdict(release: seedReleases, label: "cut" + suffix, passOn: false, timedOut: false)
             case .tooLarge: return Verdict(release: false, label: "too_large_kept", passOn: false, timedOut: false)
             }
+        case .streaming:
+            // The provider is generating (and billing): nothing goes back; the stream settles at its end.
+            return Verdict(release: false, label: "streaming", passOn: true, timedOut: false)
         }
     }
+}
+
+/// Why a streamed upstream body stopped early (bounded slugs: `http.timeout`, `http.connection_reset`…).
+package struct UpstreamStreamError: Error, Hashable {
+    package let reason: String
+    package init(_ reason: String) { self.reason = reason }
+}
+
+/// The provider's streamed body, piece by piece as it arrives; the reader ends it or cancels it.
+package protocol UpstreamEventSource: Sendable {
+    /// The next bytes as the provider sent them; nil at the clean end.
+    func next() async throws(UpstreamStreamError) -> [UInt8]?
+    /// Stops reading and closes the connection to the provider.
+    func cancel()
+}
+
+/// A streamed upstream body; equal only to itself (so results stay `Hashable`).
+package final class UpstreamStream: Sendable, Hashable {
+    package let source: any UpstreamEventSource
+    /// When the stream must be over: the route's `maxStreamSeconds` from the call's start, or the
+    /// invocation's deadline minus the margin, whichever comes first.
+    package let deadline: ContinuousClock.Instant
+    package let maxBytes: Int
+
+    package init(source: any UpstreamEventSource, deadline: ContinuousClock.Instant, maxBytes: Int) {
+        self.source = source
+        self.deadline = deadline
+        self.maxBytes = maxBytes
+    }
+
+    package static func == (lhs: UpstreamStream, rhs: UpstreamStream) -> Bool { lhs === rhs }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -4,12 +4,12 @@ package import HTTPClient
 /// `RuntimeAPIClient` over HTTP (libcurl through `HTTPTransport`), at `http://$AWS_LAMBDA_RUNTIME_API`.
 package struct CurlRuntimeAPIClient: RuntimeAPIClient {
     private let baseURL: String
-    private let transport: any HTTPTransport
+    private let transport: any HTTPStreamingTransport
 
     /// - Parameters:
     ///   - endpoint: the value of `AWS_LAMBDA_RUNTIME_API` (`host:port`).
     ///   - transport: normally a `CurlTransport`; loopback http is allowed by its URL policy.
-    package init(endpoint: String, transport: any HTTPTransport) {
+    package init(endpoint: String, transport: any HTTPStreamingTransport) {
         self.baseURL = "http://\(endpoint)/\(RuntimeAPIConsts.apiVersion)"
         self.transport = transport
     }
@@ -33,6 +33,64 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         _ = try await send(HTTPRequest(method: "POST", url: baseURL + path, body: body))
     }
 
+    package func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError) {
+        let path = RuntimeAPIConsts.responsePath(try Self.pathSegment(requestID))
+        let request = HTTPRequest(
+            method: "POST",
+            url: baseURL + path,
+            headers: [
+                HTTPHeader(AmazonHeaders.responseMode, "streaming"),
+                HTTPHeader("Content-Type", response.contentType),
+            ],
+            timeout: nil
+        )
+        let body = RequestBodyStream(
+            capacity: RuntimeAPIConsts.streamBufferBytes,
+            trailerNames: [AmazonHeaders.functionErrorType, AmazonHeaders.functionErrorBody]
+        )
+        let transport = self.transport
+        // The POST runs on its handle's own thread while this task writes the body into it.
+        async let posted: Result<HTTPResponse, any Error> = {
+            do { return .success(try await transport.send(request, streamingBody: body)) } catch {
+                return .failure(error)
+            }
+        }()
+        let writer = StreamWriter(body: body)
+        var completion = StreamCompletion.finished
+        do {
+            try await writer.write(response.prelude)
+            completion = await response.body(writer)
+        } catch {
+            completion = .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+        }
+        switch completion {
+        case .finished:
+            body.finish()
+        case .failed(let error):
+            body.finish(trailers: [
+                HTTPHeader(AmazonHeaders.functionErrorType, error.type),
+                HTTPHeader(AmazonHeaders.functionErrorBody, Bytes.base64(Self.errorDocument(error))),
+            ])
+        }
+        let answer: HTTPResponse
+        switch await posted {
+        case .success(let response): answer = response
+        case .failure(let error): throw RuntimeAPIError(.unreachable, detail: String(describing: error))
+        }
+        try Self.check(answer)
+    }
+
+    /// Writes into the streamed POST's body; a write after the POST ended throws `.streamClosed`.
+    private struct StreamWriter: ResponseStreamWriter {
+        let body: RequestBodyStream
+
+        func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) {
+            do { try await body.write(bytes) } catch {
+                throw RuntimeAPIError(.streamClosed, detail: error.reason.slug)
+            }
+        }
+    }
+
     package func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {
         let path = RuntimeAPIConsts.errorPath(try Self.pathSegment(requestID))
         _ = try await send(Self.errorRequest(url: baseURL + path, error: error))
@@ -42,16 +100,19 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         _ = try await send(Self.errorRequest(url: baseURL + RuntimeAPIConsts.initErrorPath, error: error))
     }
 
+    private static func errorDocument(_ error: FunctionError) -> [UInt8] {
+        JSONValue.object(["errorMessage": .string(error.message), "errorType": .string(error.type)]).serializedBytes
+    }
+
     private static func errorRequest(url: String, error: FunctionError) -> HTTPRequest {
-        let document = JSONValue.object(["errorMessage": .string(error.message), "errorType": .string(error.type)])
-        return HTTPRequest(
+        HTTPRequest(
             method: "POST",
             url: url,
             headers: [
                 HTTPHeader("Content-Type", "application/json"),
                 HTTPHeader(AmazonHeaders.functionErrorType, error.type),
             ],
-            body: document.serializedBytes
+            body: errorDocument(error)
         )
     }
 
@@ -75,8 +136,13 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         } catch {
             throw RuntimeAPIError(.unreachable, detail: String(describing: error))
         }
+        try Self.check(response)
+        return response
+    }
+
+    private static func check(_ response: HTTPResponse) throws(RuntimeAPIError) {
         switch response.status {
-        case 200..<300: return response
+        case 200..<300: return
         case 500: throw RuntimeAPIError(.fatal, detail: "status 500")
         default: throw RuntimeAPIError(.unexpectedStatus, detail: "status \(response.status)")
         }

@@ -5,4 +5,13 @@
 /// for bad client input: they answer with a 4xx response instead.
 package protocol LambdaHandler: Sendable {
     func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8]
+
+    /// The response the loop posts: buffered (the default, `handle`'s bytes) or streamed.
+    func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse
+}
+
+extension LambdaHandler {
+    package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
+        .buffered(try await handle(event, context: context))
+    }
 }

@@ -5,6 +5,8 @@ package import AttestCore
 /// Generic over the client so the whole behaviour is tested against an in-memory fake:
 /// - a failing `/next` (500, or unreachable) ends the loop; the process then exits;
 /// - a handler that throws is reported on `/invocation/{id}/error` and the loop goes on;
+/// - a streamed response is posted while its body is produced; a body that fails after its first byte
+///   ends with the error trailers, and the loop goes on;
 /// - an event without a request id or deadline is a runtime error that is logged (and reported on
 ///   `/error` when the request id is known), never a crash;
 /// - a 500 answer to `/response` or `/error` ends the loop (the Runtime API says to exit), any other
@@ -61,10 +63,10 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
 
         traceIDExporter.export(context.traceID)
         let log = context.logger
-        let response: [UInt8]
+        let response: LambdaResponse
         do {
             response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
-                try await handler.handle(invocation.body, context: context)
+                try await handler.respond(to: invocation.body, context: context)
             }
         } catch {
             log.error("handler failed", ["errorType": .string(Self.typeName(error))])
@@ -76,8 +78,23 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
             }
             return nil
         }
-        do {
-            try await client.respond(requestID: context.requestID, body: response)
+        do throws(RuntimeAPIError) {
+            switch response {
+            case .buffered(let body):
+                try await client.respond(requestID: context.requestID, body: body)
+            case .streamed(let streamed):
+                // The body is produced inside this call: its log lines carry the request id too.
+                let failure = await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
+                    () async -> RuntimeAPIError? in
+                    do throws(RuntimeAPIError) {
+                        try await client.respond(requestID: context.requestID, streaming: streamed)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure { throw failure }
+            }
         } catch {
             return outcomeOfPost(error, log)
         }

@@ -15,6 +15,12 @@ package protocol RuntimeAPIClient: Sendable {
     /// Posts the handler's response for `requestID`.
     func respond(requestID: String, body: [UInt8]) async throws(RuntimeAPIError)
 
+    /// Streams the response for `requestID` (`Lambda-Runtime-Function-Response-Mode: streaming`,
+    /// chunked): the prelude, then the body as `response.body` writes it. A body that ends
+    /// `.failed` after its first byte is reported in the `Lambda-Runtime-Function-Error-Type` and
+    /// `Lambda-Runtime-Function-Error-Body` trailers; the Runtime API answers once the stream is over.
+    func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError)
+
     /// Posts a function error for `requestID` (`/invocation/{id}/error`).
     func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError)
 

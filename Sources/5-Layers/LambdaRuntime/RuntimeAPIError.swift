@@ -13,6 +13,8 @@ package struct RuntimeAPIError: Error, Hashable, CustomStringConvertible {
         package static let fatal = Reason("runtime.api_fatal")
         /// The Runtime API answered another unexpected status (400, 403, 413, ...).
         package static let unexpectedStatus = Reason("runtime.api_unexpected_status")
+        /// A streamed response can take no more bytes: its POST has ended (answered or failed).
+        package static let streamClosed = Reason("runtime.stream_closed")
         /// `/next` answered without `Lambda-Runtime-Aws-Request-Id`.
         package static let missingRequestID = Reason("runtime.missing_request_id")
         /// `/next` answered without a usable `Lambda-Runtime-Deadline-Ms`.

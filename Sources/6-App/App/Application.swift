@@ -16,6 +16,13 @@ package enum Application {
             case .diagnostics(let handler): try await handler.handle(event, context: context)
             }
         }
+
+        package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
+            switch self {
+            case .api(let handler): try await handler.respond(to: event, context: context)
+            case .diagnostics(let handler): .buffered(try await handler.handle(event, context: context))
+            }
+        }
     }
 
     /// Reads the configuration once and builds the handler `_HANDLER` names: the stores, verifiers and

@@ -12,6 +12,7 @@ extension SettingsReader {
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
         "maxDeviceActivity",
+        "stream", "maxStreamSeconds", "maxStreamBytes",
     ]
     /// The largest output or input cap a route may declare.
     static let maxTokenLimit: Int64 = 10_000_000
@@ -22,6 +23,9 @@ extension SettingsReader {
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     /// Lambda's synchronous response limit.
     static let maxResponseLimit = 6 * 1024 * 1024
+    /// Lambda's limit on a streamed response (20 MiB) and on a function's run (15 minutes).
+    static let maxStreamBytesLimit = 20 * 1024 * 1024
+    static let maxStreamSecondsLimit = 900
 
     /// Parses `ROUTES` (docs/api.md section 5); every route's problems are reported with its index.
     mutating func routes(_ text: String, gateMode: GateMode) -> [MeteredRoute] {
@@ -150,6 +154,30 @@ extension SettingsReader {
             }
         }
         dialectFields(fields, into: &route, errors: &errors)
+        if let value = fields["stream"] {
+            if let stream = value.boolValue {
+                route.stream = stream
+            } else {
+                errors.append("stream must be true or false")
+            }
+        }
+        if let value = fields["maxStreamSeconds"] {
+            if let seconds = value.intValue, (1...Int64(maxStreamSecondsLimit)).contains(seconds) {
+                route.maxStreamSeconds = Int(seconds)
+            } else {
+                errors.append("maxStreamSeconds must be 1...\(maxStreamSecondsLimit)")
+            }
+        }
+        if let value = fields["maxStreamBytes"] {
+            if let bytes = value.intValue, (1...Int64(maxStreamBytesLimit)).contains(bytes) {
+                route.maxStreamBytes = Int(bytes)
+            } else {
+                errors.append("maxStreamBytes must be 1...\(maxStreamBytesLimit)")
+            }
+        }
+        if !route.stream, fields["maxStreamSeconds"] != nil || fields["maxStreamBytes"] != nil {
+            errors.append("maxStreamSeconds and maxStreamBytes need stream: true")
+        }
         if let value = fields["requireStrongIntegrity"] {
             if let strong = value.boolValue {
                 route.requireStrongIntegrity = strong

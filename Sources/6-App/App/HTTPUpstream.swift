@@ -14,6 +14,8 @@ package struct HTTPUpstream: UpstreamCalling {
     private let authHeader: String
     private let authValue: String
     private let transport: any HTTPTransport
+    /// The same transport when it can stream (`CurlTransport` can); streamed routes need it.
+    private let streaming: (any HTTPStreamingTransport)?
     private let connectTimeout: Duration
 
     /// - Parameters:
@@ -31,10 +33,12 @@ package struct HTTPUpstream: UpstreamCalling {
         self.authHeader = authHeader
         self.authValue = authHeader.lowercased() == "authorization" ? "Bearer \(key)" : key
         self.transport = transport
+        self.streaming = transport as? any HTTPStreamingTransport
         self.connectTimeout = connectTimeout
     }
 
     package func call(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
+        if route.stream { return await callStreaming(route: route, body: body, timeout: timeout) }
         let request = HTTPRequest(
             method: "POST",
             url: baseURL + route.upstreamPath,
@@ -69,5 +73,75 @@ package struct HTTPUpstream: UpstreamCalling {
         case .responseStarted: return error.reason == .timeout ? .timedOut : .cut
         case .sent, .unknown: return error.reason == .timeout || error.reason == .cancelled ? .timedOut : .lost
         }
+    }
+
+    /// A streamed route: the provider is asked for `text/event-stream` and its answer is handed back as
+    /// soon as the head arrives. Before the first body byte everything behaves as a buffered call: a
+    /// transport failure is `failed` with how far it got, and any answer that is not a 2xx event stream
+    /// (429, 5xx, a JSON error) is read whole, within `maxResponseBytes`, and judged by the route's
+    /// release policy like a buffered answer.
+    private func callStreaming(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
+        guard let streaming else { return .failed(.notSent, reason: "http.streaming_unsupported") }
+        let limit = min(timeout, .seconds(route.maxStreamSeconds))
+        let deadline = ContinuousClock.now + limit
+        let request = HTTPRequest(
+            method: "POST",
+            url: baseURL + route.upstreamPath,
+            headers: [
+                HTTPHeader(authHeader, authValue),
+                HTTPHeader("Content-Type", "application/json"),
+                HTTPHeader("Accept", "text/event-stream"),
+            ],
+            body: body,
+            timeout: limit,
+            connectTimeout: min(connectTimeout, limit),
+            maxResponseBytes: route.maxResponseBytes
+        )
+        // The reader is this invocation's relay; a stalled one cannot hold the connection past the limit.
+        let stream = ResponseBodyStream(capacity: Self.streamBufferBytes, deadline: deadline)
+        let head: ResponseBodyStream.Head
+        do {
+            head = try await streaming.open(request, into: stream)
+        } catch let error as HTTPError {
+            return .failed(Self.failure(error), reason: error.reason.slug)
+        } catch {
+            return .failed(.lost, reason: "http.failed")
+        }
+        let contentType = head.header("content-type")
+        let isEventStream = contentType?.lowercased().hasPrefix("text/event-stream") ?? false
+        if (200..<300).contains(head.status), isEventStream {
+            let source = EventSource(stream: stream)
+            return .streaming(
+                status: head.status,
+                contentType: contentType,
+                body: UpstreamStream(source: source, deadline: deadline, maxBytes: route.maxStreamBytes)
+            )
+        }
+        var answer: [UInt8] = []
+        do {
+            while let piece = try await stream.next() {
+                answer += piece
+                guard answer.count <= route.maxResponseBytes else {
+                    stream.cancel()
+                    return .failed(.tooLarge, reason: HTTPError.Reason.responseTooLarge.slug)
+                }
+            }
+        } catch {
+            return .failed(Self.failure(error), reason: error.reason.slug)
+        }
+        return .answered(status: head.status, contentType: contentType, body: answer)
+    }
+
+    /// Bytes of the provider's stream read ahead of the client at most.
+    static let streamBufferBytes = 64 * 1024
+
+    private struct EventSource: UpstreamEventSource {
+        let stream: ResponseBodyStream
+
+        func next() async throws(UpstreamStreamError) -> [UInt8]? {
+            do { return try await stream.next() } catch { throw UpstreamStreamError(error.reason.slug) }
+        }
+
+        func cancel() { stream.cancel() }
     }
 }

@@ -22,13 +22,14 @@ struct MeteredRouteHandler: APIRouteHandler {
             userSub: claims?["sub"].flatMap { $0.isEmpty ? nil : $0 },
             paid: paidClaim.map { claims?[$0.claim] == $0.value } ?? false
         )
+        let logger = context.logger.with("route", .string(route.feature))
         let answer = await pipeline.handle(
             metered,
             route: route,
             now: now,
             deadline: .after(context.remainingTime(now: now)),
-            logger: context.logger.with("route", .string(route.feature))
+            logger: logger
         )
-        return APIGatewayResponse(answer)
+        return APIGatewayResponse(answer, logger: logger)
     }
 }

@@ -19,6 +19,10 @@ CURLcode cshim_curl_setopt_header_cb(CURL *_Nonnull handle, cshim_curl_data_cb _
 typedef int (*cshim_curl_xferinfo_cb)(
     void *_Nullable userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 CURLcode cshim_curl_setopt_xferinfo_cb(CURL *_Nonnull handle, cshim_curl_xferinfo_cb _Nonnull callback);
+// Streaming uploads: the body comes from a read callback (chunked), trailers from a trailer callback.
+CURLcode cshim_curl_setopt_read_cb(CURL *_Nonnull handle, cshim_curl_data_cb _Nonnull callback);
+typedef int (*cshim_curl_trailer_cb)(struct curl_slist *_Nullable *_Nonnull list, void *_Nullable userdata);
+CURLcode cshim_curl_setopt_trailer_cb(CURL *_Nonnull handle, cshim_curl_trailer_cb _Nonnull callback);
 CURLcode cshim_curl_getinfo_long(CURL *_Nonnull handle, CURLINFO info, long *_Nonnull value);
 CURLcode cshim_curl_getinfo_off_t(CURL *_Nonnull handle, CURLINFO info, curl_off_t *_Nonnull value);
 CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);

@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import Synchronization
 
 /// Handles one routed API Gateway request. It never throws: every failure is a response.
 package protocol APIRouteHandler: Sendable {
@@ -17,14 +18,36 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         self.router = router
     }
 
+    /// The buffered equivalent of `respond`: a streamed answer is collected (its status and headers from
+    /// the prelude) and encoded as one API Gateway 2.0 response.
     package func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] {
+        switch try await respond(to: event, context: context) {
+        case .buffered(let bytes):
+            return bytes
+        case .streamed(let streamed):
+            let collector = CollectingStreamWriter()
+            _ = await streamed.body(collector)
+            let document = (try? JSONValue.parse(Array(streamed.prelude.dropLast(8)))) ?? .object([:])
+            var headers = HeaderFields()
+            for (name, value) in document["headers"]?.objectValue ?? [:] {
+                headers.append(name, value.stringValue ?? "")
+            }
+            let status = document["statusCode"]?.intValue.map { Int($0) } ?? 200
+            return APIGatewayResponse(status: status, headers: headers, body: collector.bytes).encoded(for: .httpV2)
+        }
+    }
+
+    /// A route that answers with a `stream` is streamed (the prelude carries status and headers);
+    /// every other answer, refusals of streamed routes included, is one buffered response, except
+    /// through a Function URL, where every answer is a one-chunk stream with the same status and body.
+    package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
         var request: APIGatewayRequest
         do {
             request = try APIGatewayRequest(event: event)
         } catch {
             context.logger.warning("invalid event", ["reason": .string(error.reason.slug)])
             // The format is unknown; the 2.0 shape is also what REST and 1.0 integrations accept.
-            return APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2)
+            return .buffered(APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2))
         }
         let response: APIGatewayResponse
         switch resolve(request) {
@@ -36,7 +59,22 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         case .notFound:
             response = .error(404, "not_found")
         }
-        return response.encoded(for: request.format)
+        if let stream = response.stream { return .streamed(response.streamed(stream)) }
+        if request.viaFunctionURL {
+            // A RESPONSE_STREAM Function URL passes a buffered payload on raw: give it the prelude.
+            let body = response.body
+            return .streamed(
+                response.streamed(
+                    ResponseStreamBody { writer in
+                        do throws(RuntimeAPIError) { try await writer.write(body) } catch {
+                            return .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+                        }
+                        return .finished
+                    }
+                )
+            )
+        }
+        return .buffered(response.encoded(for: request.format))
     }
 
     /// The answer for the first of the request's route paths that names a route (for any method).
@@ -48,4 +86,11 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         }
         return .notFound
     }
+}
+
+/// Keeps every byte written (the buffered `handle` of a streamed answer).
+private final class CollectingStreamWriter: ResponseStreamWriter {
+    private let collected = Mutex<[UInt8]>([])
+    var bytes: [UInt8] { collected.withLock { $0 } }
+    func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) { collected.withLock { $0 += bytes } }
 }

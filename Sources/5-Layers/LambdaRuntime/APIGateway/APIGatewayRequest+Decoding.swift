@@ -48,6 +48,9 @@ extension APIGatewayRequest {
             sourceIP: try Self.string(http, "sourceIp"),
             jwtClaims: try Self.claims(context["authorizer"]?["jwt"]?["claims"])
         )
+        // Function URLs send 2.0 events from `<url-id>.lambda-url.<region>.on.aws`.
+        let domain = (try Self.string(context, "domainName") ?? "").lowercased()
+        viaFunctionURL = domain.contains(".lambda-url.") && domain.hasSuffix(".on.aws")
     }
 
     private init(v1 json: JSONValue, format: Format) throws(APIGatewayEventError) {

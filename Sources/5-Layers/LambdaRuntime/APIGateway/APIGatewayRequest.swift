@@ -35,6 +35,10 @@ package struct APIGatewayRequest: Sendable {
     package var jwtClaims: [String: String]?
     /// Filled by the router from `{param}` segments.
     package var pathParameters: [String: String] = [:]
+    /// The event came through a Lambda Function URL (`requestContext.domainName` is
+    /// `*.lambda-url.<region>.on.aws`). AttestGate's Function URL streams (`RESPONSE_STREAM`), so every
+    /// answer to it is posted streamed with the HTTP prelude, refusals included.
+    package var viaFunctionURL = false
 
     package init(
         format: Format,

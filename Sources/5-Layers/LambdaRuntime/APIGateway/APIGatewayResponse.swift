@@ -7,12 +7,28 @@ package struct APIGatewayResponse: Sendable, Hashable {
     /// Sent as `cookies` in 2.0 and as `Set-Cookie` headers in 1.0/REST.
     package var cookies: [String]
     package var body: [UInt8]
+    /// A body streamed instead of `body` (Lambda response streaming; status, headers and cookies go
+    /// in the HTTP integration prelude).
+    package var stream: ResponseStreamBody?
 
-    package init(status: Int, headers: HeaderFields = HeaderFields(), cookies: [String] = [], body: [UInt8] = []) {
+    package init(
+        status: Int,
+        headers: HeaderFields = HeaderFields(),
+        cookies: [String] = [],
+        body: [UInt8] = [],
+        stream: ResponseStreamBody? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.cookies = cookies
         self.body = body
+        self.stream = stream
+    }
+
+    /// The streamed response Lambda turns into this status, these headers and the streamed body.
+    package func streamed(_ stream: ResponseStreamBody) -> StreamedResponse {
+        let pairs = headers.names.map { ($0, headers[$0] ?? "") }
+        return .http(status: status, headers: pairs, cookies: cookies, body: stream.produce)
     }
 
     /// `{"error":"<code>"}` with `Content-Type: application/json`: the only error shape clients see.
@@ -63,4 +79,16 @@ package struct APIGatewayResponse: Sendable, Hashable {
         }
         return JSONValue.object(document).serializedBytes
     }
+}
+
+/// The producer of a streamed body; equal only to itself (responses stay `Hashable`).
+package final class ResponseStreamBody: Sendable, Hashable {
+    package let produce: @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+
+    package init(_ produce: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion) {
+        self.produce = produce
+    }
+
+    package static func == (lhs: ResponseStreamBody, rhs: ResponseStreamBody) -> Bool { lhs === rhs }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

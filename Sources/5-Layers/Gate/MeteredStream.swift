@@ -1,0 +1,75 @@
+internal import AttestCore
+internal import Dialects
+internal import Synchronization
+
+extension MeteredCall {
+    /// The stream the client gets: for a known dialect, each piece also feeds the provider's usage reader,
+    /// and a clean end settles the money reservation to the final usage; opaque routes pass the provider's
+    /// stream on untouched (their reservation is the call-ceiling unit, which stays spent).
+    func meteredStream(
+        _ stream: UpstreamStream,
+        ceiling: CeilingReservation?,
+        bound: CallBound,
+        route: MeteredRoute,
+        logger: Logger
+    ) -> UpstreamStream {
+        guard route.dialect.isKnown else { return stream }
+        let spendGuard = self.spendGuard
+        let source = UsageReadingSource(inner: stream.source, dialect: route.dialect) { usage in
+            guard let usage else {
+                // Cut before its usage, over a limit, or never reported: the reservation stays whole.
+                logger.info("stream settled", ["usage": .string("missing")])
+                return
+            }
+            var fields: [String: JSONValue] = [
+                "usage": .string("read"), "inputTokens": .int(Int64(usage.inputTokens)),
+                "outputTokens": .int(Int64(usage.outputTokens)),
+            ]
+            guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else {
+                logger.info("stream settled", fields)
+                return
+            }
+            fields["costMicros"] = .int(cost)
+            do {
+                if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
+                    fields["costOverReservation"] = .bool(true)
+                    logger.warning("stream settled", fields)
+                    return
+                }
+                logger.info("stream settled", fields)
+            } catch {
+                logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
+            }
+        }
+        return UpstreamStream(source: source, deadline: stream.deadline, maxBytes: stream.maxBytes)
+    }
+}
+
+/// Reads the provider's final usage from the pieces as they pass (`StreamUsage`, bounded), and calls
+/// `settle` once when the stream ends cleanly; never when it fails or is cancelled before its end.
+final class UsageReadingSource: UpstreamEventSource {
+    private let inner: any UpstreamEventSource
+    private let usage: Mutex<StreamUsage>
+    private let settle: @Sendable (Usage?) async -> Void
+
+    init(inner: any UpstreamEventSource, dialect: Dialect, settle: @escaping @Sendable (Usage?) async -> Void) {
+        self.inner = inner
+        self.usage = Mutex(StreamUsage(dialect: dialect))
+        self.settle = settle
+    }
+
+    func next() async throws(UpstreamStreamError) -> [UInt8]? {
+        if let piece = try await inner.next() {
+            usage.withLock { $0.feed(piece) }
+            return piece
+        }
+        let final = usage.withLock { reader -> Usage? in
+            reader.finish()
+            return reader.usage
+        }
+        await settle(final)
+        return nil
+    }
+
+    func cancel() { inner.cancel() }
+}

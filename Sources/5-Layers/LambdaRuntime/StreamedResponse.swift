@@ -1,0 +1,74 @@
+internal import AttestCore
+
+/// What a handler answers: one buffered payload, or a body streamed while it is produced.
+package enum LambdaResponse: Sendable {
+    case buffered([UInt8])
+    case streamed(StreamedResponse)
+}
+
+/// Writes the body of one streamed response; each call's bytes leave as one chunk.
+package protocol ResponseStreamWriter: Sendable {
+    /// Sends `bytes`; waits while the previous bytes are still unsent (bounded memory).
+    /// - Throws: `RuntimeAPIError` when the Runtime API ended the response (it then answered or failed).
+    func write(_ bytes: [UInt8]) async throws(RuntimeAPIError)
+}
+
+/// How a streamed body ended.
+package enum StreamCompletion: Sendable, Hashable {
+    /// Every byte was produced.
+    case finished
+    /// The body stopped after some bytes were sent: reported in the
+    /// `Lambda-Runtime-Function-Error-Type` / `-Error-Body` trailers.
+    case failed(FunctionError)
+}
+
+/// A response streamed through the Runtime API (`Lambda-Runtime-Function-Response-Mode: streaming`).
+package struct StreamedResponse: Sendable {
+    /// The content type of the posted stream; for HTTP integrations (Function URLs, API Gateway
+    /// streaming) `application/vnd.awslambda.http-integration-response`, with `prelude` first.
+    package var contentType: String
+    /// Bytes sent before the body: the HTTP integration prelude (`httpIntegrationPrelude`).
+    package var prelude: [UInt8]
+    /// Produces the body through the writer, and says how it ended.
+    package var body: @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+
+    package init(
+        contentType: String,
+        prelude: [UInt8] = [],
+        body: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+    ) {
+        self.contentType = contentType
+        self.prelude = prelude
+        self.body = body
+    }
+
+    /// The content type Lambda reads as "a JSON prelude, eight NUL bytes, then the body".
+    package static let httpIntegrationContentType = "application/vnd.awslambda.http-integration-response"
+
+    /// A streamed HTTP response (Function URL or API Gateway response streaming): status, headers and
+    /// cookies go in the prelude `{"statusCode":…,"headers":{…},"cookies":[…]}` followed by 8 NUL bytes.
+    package static func http(
+        status: Int,
+        headers: [(String, String)],
+        cookies: [String] = [],
+        body: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+    ) -> StreamedResponse {
+        StreamedResponse(
+            contentType: httpIntegrationContentType,
+            prelude: httpIntegrationPrelude(status: status, headers: headers, cookies: cookies),
+            body: body
+        )
+    }
+
+    /// The prelude bytes: the JSON document, then eight NUL bytes.
+    package static func httpIntegrationPrelude(status: Int, headers: [(String, String)], cookies: [String]) -> [UInt8] {
+        var single: [String: JSONValue] = [:]
+        for (name, value) in headers { single[name] = .string(value) }
+        let document = JSONValue.object([
+            "statusCode": .int(Int64(status)),
+            "headers": .object(single),
+            "cookies": .array(cookies.map(JSONValue.string)),
+        ])
+        return document.serializedBytes + [UInt8](repeating: 0, count: 8)
+    }
+}

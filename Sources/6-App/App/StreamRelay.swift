@@ -1,0 +1,122 @@
+internal import AttestCore
+internal import Gate
+internal import LambdaRuntime
+
+/// Passes a streamed upstream body to the client as it arrives: each piece the provider sent is
+/// written on unchanged (one copy in, one out), with bounded memory and the route's limits.
+///
+/// How a stream ends (logged as `end` on one `stream ended` line with its bytes and duration):
+/// - `complete`: the provider finished; the response ends normally;
+/// - `provider_error`: the provider sent an error event; it is passed on and the stream ends there;
+/// - `max_seconds` / `max_bytes`: the route's `maxStreamSeconds` / `maxStreamBytes` were reached; the
+///   upstream connection is closed and the response ends with the error trailers;
+/// - `upstream_failed`: the provider's connection broke (reset, timeout); error trailers;
+/// - `client_closed`: the Runtime API took no more bytes; the upstream connection is closed.
+enum StreamRelay {
+    static func relay(
+        _ upstream: UpstreamStream,
+        to writer: any ResponseStreamWriter,
+        logger: Logger
+    ) async -> StreamCompletion {
+        let started = ContinuousClock.now
+        var bytes = 0
+        var scanner = SSEErrorScanner()
+        let end: String
+        let completion: StreamCompletion
+        while true {
+            let chunk: [UInt8]?
+            do {
+                chunk = try await upstream.source.next()
+            } catch {
+                if ContinuousClock.now >= upstream.deadline || error.reason == "http.timeout" {
+                    (end, completion) = ("max_seconds", limit("stream.max_seconds"))
+                } else {
+                    (end, completion) = ("upstream_failed", failure("Upstream.StreamFailed", error.reason))
+                }
+                break
+            }
+            guard let chunk else {
+                (end, completion) = ("complete", .finished)
+                break
+            }
+            bytes += chunk.count
+            if bytes > upstream.maxBytes {
+                (end, completion) = ("max_bytes", limit("stream.max_bytes"))
+                break
+            }
+            let providerError = scanner.scan(chunk)
+            do {
+                try await writer.write(chunk)
+            } catch {
+                (end, completion) = ("client_closed", failure("Runtime.StreamClosed", error.reason.slug))
+                break
+            }
+            if providerError {
+                (end, completion) = ("provider_error", .finished)
+                break
+            }
+            if ContinuousClock.now >= upstream.deadline {
+                (end, completion) = ("max_seconds", limit("stream.max_seconds"))
+                break
+            }
+        }
+        // Closes the provider's connection unless it already ended.
+        upstream.source.cancel()
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let fields: [String: JSONValue] = [
+            "end": .string(end), "bytes": .int(Int64(bytes)), "durationMs": .int(milliseconds),
+        ]
+        if case .finished = completion {
+            logger.info("stream ended", fields)
+        } else {
+            logger.warning("stream ended", fields)
+        }
+        return completion
+    }
+
+    private static func limit(_ reason: String) -> StreamCompletion {
+        failure("Upstream.StreamLimit", reason)
+    }
+
+    private static func failure(_ type: String, _ reason: String) -> StreamCompletion {
+        .failed(FunctionError(type: type, message: reason))
+    }
+}
+
+/// Spots a provider's error event in server-sent events without keeping them: only the first bytes of
+/// each line are looked at (Anthropic `event: error`; OpenAI and Gemini `data: {"error"…`), so a line
+/// start split across two pieces is still seen, and memory stays a few bytes.
+struct SSEErrorScanner {
+    private static let patterns: [[UInt8]] = [
+        "event: error", "event:error", #"data: {"error""#, #"data:{"error""#, #"data: {"type":"error""#,
+    ].map { Array($0.utf8) }
+    private static let longest = patterns.map(\.count).max()!
+
+    /// The start of the current line, up to `longest` bytes, until it has been checked.
+    private var lineHead: [UInt8] = []
+    private var checked = false
+
+    /// Whether `chunk` (following the earlier ones) contains the start of an error event.
+    mutating func scan(_ chunk: [UInt8]) -> Bool {
+        var found = false
+        var position = 0
+        while position < chunk.count {
+            let newline = chunk[position...].firstIndex(of: 0x0a)
+            let segmentEnd = newline ?? chunk.count
+            if !checked {
+                let take = min(segmentEnd - position, Self.longest - lineHead.count)
+                lineHead += chunk[position..<(position + take)]
+                if lineHead.count >= Self.longest || newline != nil {
+                    if Self.patterns.contains(where: { lineHead.starts(with: $0) }) { found = true }
+                    checked = true
+                }
+            }
+            guard let newline else { break }
+            lineHead.removeAll(keepingCapacity: true)
+            checked = false
+            position = newline + 1
+        }
+        return found
+    }
+}

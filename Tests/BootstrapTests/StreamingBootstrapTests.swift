@@ -1,0 +1,366 @@
+import AWSJSON
+import AttestCore
+import Crypto
+import Dispatch
+import DynamoDB
+import FoundationEssentials
+import Glibc
+import HTTPClient
+import TestSupport
+import Testing
+
+/// `local-harness/fake_upstream.py` in a child process: the streaming AI provider (SSE in three dialects).
+final class FakeUpstreamProcess: Sendable {
+    let process: ChildProcess
+    let url: String
+    let keyFile: String
+    let transport = CurlTransport()
+
+    init() async throws {
+        keyFile = "/tmp/attestgate-stream-test-key-\(getpid())"
+        try Data((BootstrapTests.key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        process = try ChildProcess(
+            ["python3", LocalHarness.packageRoot + "/local-harness/fake_upstream.py", "--key-file", keyFile],
+            environment: ["PATH": path, "LANG": "C.UTF-8"]
+        )
+        let process = self.process
+        let first = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "upstream-ready").async { continuation.resume(returning: process.readLine()) }
+        }
+        let line = try #require(first, "the fake upstream did not start")
+        url = try #require(try JSONValue.parse(Array(line.utf8))["url"]?.stringValue)
+    }
+
+    deinit { process.terminate() }
+
+    /// Every stream the upstream served: `path`, `events`, `bytes`, `started`, `firstEventAt`,
+    /// `lastEventAt`, `closedAt` (epoch seconds), `outcome`.
+    func streams() async throws -> [JSONValue] {
+        let response = try await transport.send(HTTPRequest(method: "GET", url: url + "/control/streams"))
+        return try #require(try JSONValue.parse(response.body).arrayValue)
+    }
+
+    func failNext(status: Int) async throws {
+        _ = try await transport.send(
+            HTTPRequest(
+                method: "POST",
+                url: url + "/control/fail",
+                body: Array(#"{"status":\#(status),"count":1}"#.utf8)
+            )
+        )
+    }
+}
+
+extension JSONValue {
+    /// A JSON number as a Double (epoch timestamps with fractions).
+    var number: Double? {
+        switch self {
+        case .double(let value): value
+        case .int(let value): Double(value)
+        default: nil
+        }
+    }
+}
+
+/// What a streaming client saw: the head, and each piece with the wall-clock time it arrived.
+struct ReceivedStream {
+    var head: ResponseBodyStream.Head
+    var pieces: [(at: Double, bytes: Int)] = []
+    var text: [UInt8] = []
+    var failure: HTTPError?
+
+    var bytes: Int { pieces.reduce(0) { $0 + $1.bytes } }
+}
+
+extension LocalHarness {
+    /// A request through the front whose answer is read as it arrives; `keepText` bytes are kept,
+    /// and `hangUpAfter` pieces the client closes the connection.
+    func stream(
+        _ path: String,
+        device: String,
+        body: String,
+        keepText: Int = 1 << 16,
+        hangUpAfter: Int? = nil
+    ) async throws -> ReceivedStream {
+        let stream = ResponseBodyStream(capacity: 1 << 16)
+        let head = try await transport.open(
+            HTTPRequest(
+                method: "POST",
+                url: http + path,
+                headers: [HTTPHeader("X-Device-ID", device)],
+                body: Array(body.utf8),
+                timeout: .seconds(30)
+            ),
+            into: stream
+        )
+        var received = ReceivedStream(head: head)
+        do {
+            while let piece = try await stream.next() {
+                received.pieces.append((Date().timeIntervalSince1970, piece.count))
+                if received.text.count < keepText { received.text += piece.prefix(keepText - received.text.count) }
+                if let hangUpAfter, received.pieces.count >= hangUpAfter {
+                    stream.cancel()
+                    break
+                }
+            }
+        } catch {
+            received.failure = error
+        }
+        return received
+    }
+
+    /// The bootstrap's peak resident memory (`VmHWM`, bytes) from /proc.
+    func bootstrapPeakRSS() async throws -> Int {
+        let instances = try await get("/instances")
+        let pid = try #require(instances.arrayValue?.first?["pid"]?.intValue)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        return kilobytes * 1024
+    }
+}
+
+/// Streamed routes end to end: the real `bootstrap` behind the local harness (Runtime API streaming
+/// POST, HTTP front forwarding chunks), the fake provider streaming SSE, the table on moto.
+@Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct StreamingBootstrapTests {
+    static func routes(maxStreamSeconds: Int = 5) -> String {
+        #"[{"method":"POST","path":"/v1/tutor","feature":"tutor","mode":"monitor","upstreamPath":"/v1/chat/completions","#
+            + #""allowance":{"firstDay":1000,"laterDays":1000},"stream":true,"maxStreamSeconds":\#(maxStreamSeconds)},"#
+            + #"{"method":"POST","path":"/v1/none","feature":"none","mode":"monitor","upstreamPath":"/v1/messages","#
+            + #""allowance":{"firstDay":0,"laterDays":0},"stream":true},"#
+            + #"{"method":"POST","path":"/v1/generate","feature":"generate","mode":"off","upstreamPath":"/generate","#
+            + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
+    }
+
+    static func start(_ upstream: FakeUpstreamProcess, maxStreamSeconds: Int = 5) async throws -> LocalHarness {
+        _ = BootstrapTests.tableReady
+        let environment = [
+            "ATTESTGATE_ENV": "development", "TABLE_NAME": BootstrapTests.table, "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
+            "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info",
+            "ROUTES": routes(maxStreamSeconds: maxStreamSeconds),
+        ]
+        return try await LocalHarness(environment: environment, deadlineMs: 30_000)
+    }
+
+    static func device() -> String { UUID().uuidString.lowercased() }
+
+    @Test func theFirstEventReachesTheClientWhileTheUpstreamIsStillSending() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let received = try await harness.stream(
+            "/v1/tutor",
+            device: Self.device(),
+            body: #"{"stream":true,"events":12,"intervalMs":250,"question":"why is the sky blue?"}"#
+        )
+        #expect(received.head.status == 200)
+        #expect(received.head.header("content-type") == "text/event-stream")
+        #expect(received.head.header("x-quota-remaining") != nil)
+        #expect(received.failure == nil)
+        let served = try #require(try await upstream.streams().last)
+        #expect(served["outcome"]?.stringValue == "complete")
+        #expect(received.bytes == served["bytes"]?.intValue.map { Int($0) })
+        let firstArrived = try #require(received.pieces.first?.at)
+        let lastSent = try #require(served["lastEventAt"]?.number)
+        // Thirteen events 250 ms apart: the client has its first one while the upstream is still sending.
+        #expect(firstArrived < lastSent - 0.5, "first piece at \(firstArrived), last event sent at \(lastSent)")
+        #expect(received.pieces.count >= 3, "the answer arrived in \(received.pieces.count) piece(s)")
+        #expect(String(decoding: received.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
+    }
+
+    @Test func anErrorAfterTheFirstByteArrivesAsTrailersAndTheLoopServesTheNextInvocation() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let device = Self.device()
+        let cut = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":6,"intervalMs":20,"cutAfter":2,"question":"q"}"#
+        )
+        #expect(cut.head.status == 200)
+        #expect(cut.bytes > 0)
+        let invocations = try #require(try await harness.get("/invocations").arrayValue)
+        let stream = try #require(invocations.last?["stream"])
+        #expect(stream["errorType"]?.stringValue == "Upstream.StreamFailed")
+        let body = try JSONValue.parse(Array(try #require(stream["errorBody"]?.stringValue).utf8))
+        #expect(body["errorType"]?.stringValue == "Upstream.StreamFailed")
+        #expect(body["errorMessage"]?.stringValue == "http.connection_reset")
+
+        // The same bootstrap goes on: a buffered call, then a whole stream.
+        let buffered = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: #"{"question":"after"}"#
+        )
+        #expect(buffered.status == 200)
+        #expect(buffered.header("content-type") == "application/json")
+        let whole = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":3}"#)
+        #expect(whole.failure == nil && String(decoding: whole.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
+        let instances = try await harness.get("/instances")
+        #expect(instances.arrayValue?.first?["restarts"]?.intValue == 0)
+    }
+
+    @Test func aTenMegabyteStreamLeavesTheBootstrapMemoryWithinOneMebibyteOfAShortOne() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream, maxStreamSeconds: 60)
+        let device = Self.device()
+        // Warm every path up first, then measure the peak after a short stream and after a long one.
+        for _ in 0..<3 {
+            _ = try await harness.stream(
+                "/v1/tutor",
+                device: device,
+                body: #"{"stream":true,"events":40,"eventBytes":16000,"intervalMs":0}"#
+            )
+        }
+        let short = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":40,"eventBytes":16000,"intervalMs":0}"#
+        )
+        #expect(short.failure == nil)
+        let afterShort = try await harness.bootstrapPeakRSS()
+        let long = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":640,"eventBytes":16000,"intervalMs":0}"#,
+            keepText: 0
+        )
+        #expect(long.failure == nil)
+        #expect(long.bytes > 10_000_000)
+        let afterLong = try await harness.bootstrapPeakRSS()
+        #expect(
+            afterLong - afterShort < 1 << 20,
+            "peak RSS \(afterShort) after a short stream, \(afterLong) after 10 MB"
+        )
+    }
+
+    @Test func aClientThatHangsUpDoesNotKeepTheUpstreamPastMaxStreamSeconds() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream, maxStreamSeconds: 2)
+        let started = Date().timeIntervalSince1970
+        let gone = try await harness.stream(
+            "/v1/tutor",
+            device: Self.device(),
+            body: #"{"stream":true,"forever":true,"intervalMs":50}"#,
+            hangUpAfter: 1
+        )
+        #expect(gone.head.status == 200)
+        let closed = try await harness.eventually(seconds: 8) {
+            try await upstream.streams().last?["closedAt"]?.number != nil
+        }
+        #expect(closed, "the upstream connection is still open")
+        let served = try #require(try await upstream.streams().last)
+        let closedAt = try #require(served["closedAt"]?.number)
+        #expect(closedAt - started < 2 + 1.5, "upstream closed \(closedAt - started) s after the call started")
+        #expect(served["outcome"]?.stringValue == "client_gone")
+        let stream = try #require(try await harness.get("/invocations").arrayValue?.last?["stream"])
+        #expect(stream["errorType"]?.stringValue == "Upstream.StreamLimit")
+        #expect(stream["clientGone"]?.boolValue == true)
+    }
+
+    @Test func refusalsAndFailuresBeforeTheFirstByteAreOrdinaryJSONAnswers() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let device = Self.device()
+        // A layer refuses (this route's allowance is zero): a plain JSON answer, never a stream.
+        let refused = try await harness.request(
+            "POST",
+            "/v1/none",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: #"{"stream":true}"#
+        )
+        #expect(refused.status == 429)
+        #expect(String(decoding: refused.body, as: UTF8.self) == #"{"error":"quota_exhausted"}"#)
+        #expect(refused.header("content-length") != nil)
+        let invalid = try await harness.request("POST", "/v1/tutor", body: #"{"stream":true}"#)
+        #expect(invalid.status == 400)
+        #expect(String(decoding: invalid.body, as: UTF8.self) == #"{"error":"invalid_device_id"}"#)
+
+        let first = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":2}"#)
+        let remaining = try #require(first.head.header("x-quota-remaining").flatMap { Int($0) })
+        // The provider fails before its first byte: 502 JSON, and the units come back as for a buffered call.
+        try await upstream.failNext(status: 503)
+        let failed = try await harness.request(
+            "POST",
+            "/v1/tutor",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: #"{"stream":true,"events":2}"#
+        )
+        #expect(failed.status == 502)
+        #expect(String(decoding: failed.body, as: UTF8.self) == #"{"error":"upstream_unavailable"}"#)
+        #expect(failed.header("x-quota-remaining") == String(remaining))
+        // A stream cut before its end keeps its units: the next call sees one fewer each time.
+        let cut = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":4,"cutAfter":1}"#
+        )
+        #expect(cut.head.header("x-quota-remaining") == String(remaining - 1))
+        let next = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":1}"#)
+        #expect(next.head.header("x-quota-remaining") == String(remaining - 2))
+    }
+
+    /// Today's `cost` (micro-USD) on the ceiling row `AI_BUDGET#{day}` / `TOTAL`.
+    static func costUsed() async throws -> Int64 {
+        let environment = try AWSEnvironment([
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "",
+        ])
+        let client = DynamoDBClient(
+            configuration: DynamoDBClient.configuration(environment),
+            transport: CurlTransport(),
+            random: SecureRandom()
+        )
+        let day = String(Date().formatted(.iso8601.year().month().day().dateSeparator(.dash)))
+        let item = try await client.getItem(
+            Table(name: BootstrapTests.table),
+            key: ["PK": .s("AI_BUDGET#\(day)"), "SK": .s("TOTAL")],
+            deadline: .after(.seconds(5))
+        )
+        guard case .n(let text)? = item?["cost"] else { return 0 }
+        return Int64(text) ?? 0
+    }
+
+    @Test func aStreamSettlesToItsFinalUsageAndOneCutBeforeItsUsageKeepsTheReservation() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        _ = BootstrapTests.tableReady
+        // One token costs one USD (1e6 micro-USD) either way, so the settled cost reads as tokens.
+        let route =
+            #"[{"method":"POST","path":"/v1/chat","feature":"chat_stream","mode":"monitor","#
+            + #""upstreamPath":"/v1/chat/completions","dialect":"openai-chat","models":["fake"],"maxOutputTokens":50,"#
+            + #""prices":{"fake":{"inputPerMTok":1000000,"outputPerMTok":1000000}},"stream":true,"#
+            + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
+        let harness = try await LocalHarness(
+            environment: [
+                "ATTESTGATE_ENV": "development", "TABLE_NAME": BootstrapTests.table, "AWS_REGION": "us-east-1",
+                "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
+                "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info", "ROUTES": route,
+                "AI_DAILY_COST_BUDGET_USD": "1000000",
+            ],
+            deadlineMs: 30_000
+        )
+        let device = Self.device()
+        let body = #"{"model":"fake","messages":[{"role":"user","content":"Why?"}],"stream":true}"#
+        let before = try await Self.costUsed()
+        let whole = try await harness.stream("/v1/chat", device: device, body: body)
+        #expect(whole.head.status == 200, "\(String(decoding: whole.text, as: UTF8.self))")
+        #expect(String(decoding: whole.text, as: UTF8.self).contains(#""usage":{"prompt_tokens""#))
+        let served = try #require(try await upstream.streams().last)
+        let tokens = try #require(served["usage"]?["input"]?.intValue) + (served["usage"]?["output"]?.intValue ?? 0)
+        let settled = try await Self.costUsed()
+        #expect(settled - before == tokens * 1_000_000, "settled \(settled - before) for \(tokens) tokens")
+
+        // The same call cut after its first event: no usage ever arrives, the worst case stays reserved.
+        let cutBody = #"{"model":"fake","messages":[{"role":"user","content":"Why?"}],"stream":true,"cutAfter":1}"#
+        let cut = try await harness.stream("/v1/chat", device: device, body: cutBody)
+        #expect(cut.head.status == 200)
+        let kept = try await Self.costUsed()
+        #expect(kept - settled > tokens * 1_000_000, "a cut stream kept \(kept - settled)")
+        #expect((kept - settled) % 1_000_000 == 0)
+    }
+}

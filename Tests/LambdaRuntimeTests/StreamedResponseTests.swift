@@ -1,0 +1,175 @@
+import AttestCore
+import FoundationEssentials
+import LambdaRuntime
+import Testing
+
+/// Streams three chunks, or fails after the first one when the event says `fail`.
+struct StreamingHandler: LambdaHandler {
+    func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] { event }
+
+    func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
+        if event == Array("buffered".utf8) { return .buffered(event) }
+        let fails = event == Array("fail".utf8)
+        return .streamed(
+            .http(status: 200, headers: [("Content-Type", "text/event-stream")]) { writer in
+                do throws(RuntimeAPIError) {
+                    try await writer.write(Array("data: one\n\n".utf8))
+                    if fails {
+                        return .failed(FunctionError(type: "Upstream.StreamCut", message: "http.connection_reset"))
+                    }
+                    try await writer.write(Array("data: two\n\n".utf8))
+                    try await writer.write(Array("data: three\n\n".utf8))
+                    return .finished
+                } catch {
+                    return .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+                }
+            }
+        )
+    }
+}
+
+@Suite struct StreamedResponseTests {
+    let logger = Logger(level: .error, sink: CapturingLogSink())
+
+    static let prelude =
+        Array(#"{"cookies":[],"headers":{"Content-Type":"text/event-stream"},"statusCode":200}"#.utf8)
+        + [UInt8](repeating: 0, count: 8)
+
+    @Test func aStreamedResponseIsPostedPreludeFirstThenChunkByChunk() async {
+        let client = FakeRuntimeAPIClient([invocation("r1", body: "go")])
+        _ = await LambdaRunLoop(client: client, handler: StreamingHandler(), logger: logger).run()
+        #expect(
+            client.posts == [
+                .streamed(
+                    requestID: "r1",
+                    contentType: "application/vnd.awslambda.http-integration-response",
+                    chunks: [Self.prelude]
+                        + ["data: one\n\n", "data: two\n\n", "data: three\n\n"].map { Array($0.utf8) },
+                    completion: .finished
+                )
+            ]
+        )
+    }
+
+    @Test func aFailureAfterTheFirstByteEndsThatStreamAndTheLoopGoesOn() async {
+        let client = FakeRuntimeAPIClient([invocation("r1", body: "fail"), invocation("r2", body: "buffered")])
+        _ = await LambdaRunLoop(client: client, handler: StreamingHandler(), logger: logger).run()
+        let failure = FunctionError(type: "Upstream.StreamCut", message: "http.connection_reset")
+        #expect(
+            client.posts == [
+                .streamed(
+                    requestID: "r1",
+                    contentType: StreamedResponse.httpIntegrationContentType,
+                    chunks: [Self.prelude, Array("data: one\n\n".utf8)],
+                    completion: .failed(failure)
+                ),
+                .response(requestID: "r2", body: Array("buffered".utf8)),
+            ]
+        )
+    }
+
+    @Test func aClosedStreamStopsTheBodyAtItsNextWrite() async {
+        let client = FakeRuntimeAPIClient([invocation("r1", body: "go")], acceptedChunks: 2)
+        _ = await LambdaRunLoop(client: client, handler: StreamingHandler(), logger: logger).run()
+        guard case .streamed(_, _, let chunks, let completion) = client.posts.first else {
+            Issue.record("no streamed post")
+            return
+        }
+        #expect(chunks.count == 2)
+        #expect(completion == .failed(FunctionError(type: "Runtime.StreamClosed", message: "runtime.stream_closed")))
+    }
+
+    @Test func thePreludeIsJSONThenEightNulBytes() throws {
+        let prelude = StreamedResponse.httpIntegrationPrelude(
+            status: 201,
+            headers: [("Content-Type", "text/event-stream"), ("X-Quota-Remaining", "3")],
+            cookies: ["a=b"]
+        )
+        #expect(Array(prelude.suffix(8)) == [UInt8](repeating: 0, count: 8))
+        let document = try JSONValue.parse(Array(prelude.dropLast(8)))
+        #expect(document["statusCode"]?.intValue == 201)
+        #expect(document["headers"]?["X-Quota-Remaining"]?.stringValue == "3")
+        #expect(document["cookies"]?.arrayValue == [.string("a=b")])
+    }
+
+    @Test func aRouteAnsweringWithAStreamIsStreamedOthersStayBuffered() async throws {
+        struct Streaming: APIRouteHandler {
+            func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+                APIGatewayResponse(
+                    status: 200,
+                    headers: ["Content-Type": "text/event-stream"],
+                    stream: ResponseStreamBody { writer in
+                        (try? await writer.write(Array("data: x\n\n".utf8))) == nil
+                            ? .failed(FunctionError(type: "t", message: "m")) : .finished
+                    }
+                )
+            }
+        }
+        var router = Router<any APIRouteHandler>()
+        try router.add("POST", "/v1/stream", Streaming())
+        let handler = APIGatewayLambdaHandler(router: router)
+        let event = Array(#"{"version":"2.0","rawPath":"/v1/stream","requestContext":{"http":{"method":"POST"}}}"#.utf8)
+        let client = FakeRuntimeAPIClient([invocation("r1", body: String(decoding: event, as: UTF8.self))])
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        guard case .streamed(_, let type, let chunks, .finished) = client.posts.first else {
+            Issue.record("not streamed: \(client.posts)")
+            return
+        }
+        #expect(type == StreamedResponse.httpIntegrationContentType)
+        #expect(chunks.last == Array("data: x\n\n".utf8))
+        // A path the router does not know is still one buffered JSON answer.
+        let missing = Array(#"{"version":"2.0","rawPath":"/nope","requestContext":{"http":{"method":"POST"}}}"#.utf8)
+        let buffered = FakeRuntimeAPIClient([invocation("r2", body: String(decoding: missing, as: UTF8.self))])
+        _ = await LambdaRunLoop(client: buffered, handler: handler, logger: logger).run()
+        guard case .response = buffered.posts.first else {
+            Issue.record("not buffered: \(buffered.posts)")
+            return
+        }
+    }
+
+    @Test func throughAFunctionURLEveryAnswerIsStreamedWithItsStatusInThePrelude() async throws {
+        let handler = APIGatewayLambdaHandler(router: Router<any APIRouteHandler>())
+        let event =
+            #"{"version":"2.0","rawPath":"/nope","requestContext":{"domainName":"abc.lambda-url.eu-west-1.on.aws","#
+            + #""http":{"method":"POST"}}}"#
+        let client = FakeRuntimeAPIClient([invocation("r1", body: event)])
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        guard case .streamed(_, let type, let chunks, .finished) = client.posts.first, chunks.count == 2 else {
+            Issue.record("not streamed: \(client.posts)")
+            return
+        }
+        #expect(type == StreamedResponse.httpIntegrationContentType)
+        let prelude = try JSONValue.parse(Array(chunks[0].dropLast(8)))
+        #expect(prelude["statusCode"]?.intValue == 404)
+        #expect(chunks[1] == Array(#"{"error":"not_found"}"#.utf8))
+    }
+
+    @Test func theBufferedHandleOfAStreamedRouteCollectsItsBody() async throws {
+        struct Streaming: APIRouteHandler {
+            func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+                APIGatewayResponse(
+                    status: 200,
+                    headers: ["Content-Type": "text/event-stream"],
+                    stream: ResponseStreamBody { writer in
+                        for piece in ["data: a\n\n", "data: b\n\n"] { try? await writer.write(Array(piece.utf8)) }
+                        return .finished
+                    }
+                )
+            }
+        }
+        var router = Router<any APIRouteHandler>()
+        try router.add("POST", "/v1/stream", Streaming())
+        let event = Array(#"{"version":"2.0","rawPath":"/v1/stream","requestContext":{"http":{"method":"POST"}}}"#.utf8)
+        let context = InvocationContext(
+            requestID: "r1",
+            deadline: .distantFuture,
+            invokedFunctionARN: "",
+            traceID: nil,
+            logger: logger
+        )
+        let out = try JSONValue.parse(try await APIGatewayLambdaHandler(router: router).handle(event, context: context))
+        #expect(out["statusCode"]?.intValue == 200)
+        #expect(out["headers"]?["Content-Type"]?.stringValue == "text/event-stream")
+        #expect(out["body"]?.stringValue == "data: a\n\ndata: b\n\n")
+    }
+}
