@@ -27,28 +27,19 @@ extension CurlTransport: HTTPStreamingTransport {
         // trailer callback corrupts the heap on a later transfer (seen on the third streamed response).
         let handle = CurlEasyHandle()
         let caBundlePath = self.caBundlePath
-        let cancellation = CancellationFlag()
         do {
-            let response = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    handle.queue.async {
-                        continuation.resume(
-                            with: Result { () throws(HTTPError) -> HTTPResponse in
-                                try Self.performUpload(
-                                    request,
-                                    body: body,
-                                    target: target,
-                                    caBundlePath: caBundlePath,
-                                    cancellation: cancellation,
-                                    on: handle
-                                )
-                            }
-                        )
-                    }
-                }
-            } onCancel: {
-                cancellation.cancel()
-                body.close(HTTPError(.cancelled, detail: "the sending task was cancelled"))
+            let response = try await Self.transfer(
+                on: handle,
+                onCancel: { body.close(HTTPError(.cancelled, detail: "the sending task was cancelled")) }
+            ) { cancellation throws(HTTPError) in
+                try Self.performUpload(
+                    request,
+                    body: body,
+                    target: target,
+                    caBundlePath: caBundlePath,
+                    cancellation: cancellation,
+                    on: handle
+                )
             }
             body.close(HTTPError(.failed, detail: "the transfer is over"))
             return response

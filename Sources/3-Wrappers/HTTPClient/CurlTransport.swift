@@ -39,25 +39,34 @@ public struct CurlTransport: HTTPTransport {
         let handle = pool.take()
         defer { pool.giveBack(handle) }
         let caBundlePath = self.caBundlePath
+        return try await Self.transfer(on: handle) { cancellation throws(HTTPError) in
+            try Self.perform(
+                request,
+                target: target,
+                caBundlePath: caBundlePath,
+                cancellation: cancellation,
+                on: handle
+            )
+        }
+    }
+
+    /// Runs one blocking transfer on `handle`'s own queue and resumes the caller with its result; cancelling
+    /// the caller sets the flag the transfer's progress callback reads (and runs `onCancel`).
+    static func transfer(
+        on handle: CurlEasyHandle,
+        onCancel: @escaping @Sendable () -> Void = {},
+        _ work: @escaping @Sendable (CancellationFlag) throws(HTTPError) -> HTTPResponse
+    ) async throws -> HTTPResponse {
         let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 handle.queue.async {
-                    continuation.resume(
-                        with: Result { () throws(HTTPError) -> HTTPResponse in
-                            try Self.perform(
-                                request,
-                                target: target,
-                                caBundlePath: caBundlePath,
-                                cancellation: cancellation,
-                                on: handle
-                            )
-                        }
-                    )
+                    continuation.resume(with: Result { () throws(HTTPError) -> HTTPResponse in try work(cancellation) })
                 }
             }
         } onCancel: {
             cancellation.cancel()
+            onCancel()
         }
     }
 
