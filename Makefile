@@ -88,9 +88,11 @@ run-check: build demo
 	$(PYTHON) local-harness/run.py $(RUN_ARGS) --check
 	$(PYTHON) local-harness/run_lifecycle_check.py $(RUN_ARGS)
 
-## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only).
+## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only), and carries
+## no test knob (scripts/knob-check.sh: resends, controls, log capture, key and certificate making).
 link-check: build
 	scripts/link-check.sh .build/release/bootstrap
+	scripts/knob-check.sh .build/release/bootstrap
 
 ## Deployment (docs/deploy.md). checkov lives in its own venv: its pins must not move moto's/boto3's, and its
 ## hcl2 fork (bc-python-hcl2) installs the same `hcl2` module as python-hcl2.

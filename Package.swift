@@ -103,7 +103,7 @@ let package = Package(
         // make bench: verification throughput next to openssl speed (issue 11 extends it).
         .executableTarget(
             name: "AppAttestBench",
-            dependencies: ["AppAttest", "SimulatedDevice", "Crypto"],
+            dependencies: ["AppAttest", "SimulatedDevice", "CryptoTestSupport", "Crypto"],
             path: "Tools/AppAttestBench",
             swiftSettings: strictSettings
         ),
@@ -112,7 +112,8 @@ let package = Package(
         .executableTarget(
             name: "ddb-harness",
             dependencies: [
-                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "TestSupport", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
             ],
             path: "Tools/ddb-harness",
             swiftSettings: strictSettings
@@ -126,8 +127,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // What only tests make: keys, certificates, PKCS#7 signatures (OpenSSL; the product only verifies).
+        module("CryptoTestSupport", in: "Tests/Support", ["COpenSSL", "CShims", "Crypto"]),
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
-        module("SimulatedDevice", in: "Tests/Support", ["CBOR", "Crypto", "AttestCore"]),
+        module("SimulatedDevice", in: "Tests/Support", ["CBOR", "CryptoTestSupport", "Crypto", "AttestCore"]),
 
         // make run's scripted session and a reference client (design.md wire format); not in the Lambda zip.
         .executableTarget(
@@ -146,17 +149,17 @@ let package = Package(
             "AppTestSupport",
             in: "Tests/Support",
             [
-                "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "HTTPClient", "Crypto",
-                "AttestCore",
+                "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "CryptoTestSupport",
+                "HTTPClient", "Crypto", "AttestCore",
             ]
         ),
 
-        tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
-        tests("AttestCoreTests", ["AttestCore"]),
+        tests("CryptoTests", ["Crypto", "CryptoTestSupport", "AttestCore"], exclude: ["Fixtures"]),
+        tests("AttestCoreTests", ["AttestCore", "TestSupport"]),
         tests("CivilTimeTests", ["CivilTime"], exclude: ["Fixtures"]),
         tests(
             "PlayIntegrityTests",
-            ["PlayIntegrity", "HTTPClient", "Crypto", "AttestCore", "TestSupport"],
+            ["PlayIntegrity", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
@@ -164,15 +167,15 @@ let package = Package(
             "GateTests",
             [
                 "Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "AttestCore", "TestSupport",
             ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
-        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),
+        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
-            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"],
+            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "AttestCore"],
             exclude: ["Fixtures"]
         ),
         tests("AWSJSONTests", ["AWSJSON", "SecretsManager", "SigV4", "HTTPClient", "TestSupport", "AttestCore"]),
@@ -182,7 +185,10 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
-        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "AttestCore", "TestSupport"]),
+        tests(
+            "DeviceCheckTests",
+            ["DeviceCheck", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport"]
+        ),
         tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
@@ -193,7 +199,7 @@ let package = Package(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "CivilTime", "AttestCore",
+                "CryptoTestSupport", "CivilTime", "AttestCore",
             ]
         ),
         tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),

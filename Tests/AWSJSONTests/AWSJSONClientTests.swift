@@ -119,10 +119,10 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
-    @Test func resendHookSendsALandedRequestAgain() async throws {
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+    @Test func aResendingTransportSendsALandedRequestAgain() async throws {
         let transport = ScriptedTransport([.respond(Fixture.ok(#"{"n":1}"#)), .respond(Fixture.ok(#"{"n":2}"#))])
-        let client = Fixture.client(transport, Fixture.dynamoDB().with(resendHook: hook))
+        let hook = ResendingTransport(transport, resending: ["UpdateItem"])
+        let client = Fixture.client(hook, Fixture.dynamoDB())
         let output = try await client.call("UpdateItem", input, deadline: .after(.seconds(60)))
         #expect(output["n"]?.intValue == 2)  // the first answer was dropped, as if lost
         #expect(transport.requests.count == 2)

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Gate
 import LambdaRuntime
 import Synchronization
+import TestSupport
 import Testing
 
 /// Records the metered request it receives.

@@ -16,7 +16,7 @@ import Testing
         _ extra: [String: String?] = [:],
         clock: TestClock = TestClock()
     ) async throws -> (GateTestApp, FakeGoogleProcess) {
-        let fake = try FakeGoogleProcess(serviceAccountJSON: try FakePlay.serviceAccountJSON())
+        let fake = try await FakeGoogleProcess.start(serviceAccountJSON: try FakePlay.serviceAccountJSON())
         do {
             var settings = FakePlay.settings(fake)
             for (name, value) in extra { settings[name] = value }

@@ -1,6 +1,7 @@
 import AppTestSupport
 import AttestCore
 import FoundationEssentials
+import TestSupport
 import Testing
 
 /// Issue 5 point 1 through the router: challenges are single-use per device ID at key registration too,

@@ -2,6 +2,7 @@ import App
 import AppTestSupport
 import AttestCore
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import HTTPClient
 import SimulatedDevice
@@ -35,7 +36,7 @@ import Testing
 
     @Test func aConfiguredDeviceCheckNeverOverridesAnAppAttestRejection() async throws {
         let deviceCheckKey = try P256PrivateKey()
-        let fake = try FakeGoogleProcess(
+        let fake = try await FakeGoogleProcess.start(
             serviceAccountJSON: try FakePlay.serviceAccountJSON(),
             deviceCheckKeyPEM: deviceCheckKey.pemRepresentation,
             extraArguments: ["--devicecheck-key-id", "DCKEY12345", "--devicecheck-team-id", GateTestApp.teamID]

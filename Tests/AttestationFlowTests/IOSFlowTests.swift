@@ -1,5 +1,6 @@
 import AppTestSupport
 import AttestCore
+import TestSupport
 import Testing
 
 /// Issue 5 through the real router against moto: a genuine simulated iPhone end to end.

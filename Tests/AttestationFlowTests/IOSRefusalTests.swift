@@ -4,6 +4,7 @@ import Crypto
 import DynamoDB
 import FoundationEssentials
 import SimulatedDevice
+import TestSupport
 import Testing
 
 /// Issue 5, refused: every way a proof can fail to hold, through the real router in enforce mode.

@@ -4,6 +4,7 @@ import CivilTime
 import Crypto
 import FoundationEssentials
 import SimulatedDevice
+import TestSupport
 import Testing
 
 @testable import Gate

@@ -2,6 +2,7 @@ import AttestCore
 import CivilTime
 import FoundationEssentials
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Gate

@@ -1,5 +1,6 @@
 import AttestCore
 import FoundationEssentials
+import TestSupport
 import Testing
 
 @testable import PlayIntegrity

@@ -22,8 +22,8 @@ import Testing
         let quotaStore = InMemoryDecodeQuotaStore()
         let verifier: PlayIntegrityVerifier
 
-        init(secretJSON: [UInt8] = TestServiceAccount.shared.json, decodeTimeout: Duration = .seconds(5)) throws {
-            fake = try FakeGoogleProcess(
+        init(secretJSON: [UInt8] = TestServiceAccount.shared.json, decodeTimeout: Duration = .seconds(5)) async throws {
+            fake = try await FakeGoogleProcess.start(
                 serviceAccountJSON: TestServiceAccount.shared.json,
                 fixtures: Fixture.directory
             )
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func genuineAndroidDevicePasses() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("genuine.token", now: now)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func fixtureVerdictsServedByTheFakeAreRejected() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         for fixture in [
             "decode_classic_doc_example.json", "decode_standard_virtual_integrity.json", "decode_testing_response.json",
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func googleDownIsUnavailableAndTheMergeRejectsIt() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func aHangingDecodeTimesOutAsUnavailable() async throws {
-        let rig = try Rig(decodeTimeout: .seconds(1))
+        let rig = try await Rig(decodeTimeout: .seconds(1))
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func revokedKeyIsUnavailableWithoutSpendingBudgetOrReReadingTheSecret() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -151,7 +151,7 @@ import Testing
 
     @Test func aKeyGoogleDoesNotKnowIsRefusedByTheSignatureCheck() async throws {
         let stranger = try TestServiceAccount()
-        let rig = try Rig(secretJSON: stranger.json)
+        let rig = try await Rig(secretJSON: stranger.json)
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -162,7 +162,7 @@ import Testing
     }
 
     @Test func thirtyFirstDecodeOfTheDayIsRefusedWithoutCallingGoogle() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)

@@ -1,8 +1,10 @@
 import AttestCore
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import HTTPClient
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import PlayIntegrity
@@ -15,13 +17,14 @@ struct TestServiceAccount: Sendable {
     static let keyID = "0123456789abcdef0123456789abcdef01234567"
 
     init() throws {
-        key = try RSAPrivateKey.generateForTesting()
+        let generated = try GeneratedRSAKey()
+        key = generated.key
         json =
             JSONValue.object([
                 "type": .string("service_account"),
                 "project_id": .string("test-project"),
                 "private_key_id": .string(Self.keyID),
-                "private_key": .string(try key.pkcs8PEMForTesting()),
+                "private_key": .string(generated.pkcs8PEM),
                 "client_email": .string(Self.email),
                 "token_uri": .string("https://oauth2.googleapis.com/token"),
             ]).serializedBytes

@@ -1,6 +1,7 @@
 import AttestCore
 import FoundationEssentials
 import HTTPClient
+import TestSupport
 import Testing
 
 @testable import PlayIntegrity

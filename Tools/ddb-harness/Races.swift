@@ -3,17 +3,17 @@ import AttestCore
 import DynamoDB
 import FoundationEssentials
 import Gate
+import TestSupport
 
 /// Many Lambda instances (one client each) racing on one row. Each race runs twice: as the issue asks (plain
-/// parallel calls, counted), and with every racer's sends also resent by the resend hook. The resent variant
+/// parallel calls, counted), and with every racer's sends also resent by a resending transport. The resent variant
 /// counts for single-winner writes (spend, counter); for the shared counters (ceiling, allowance) it is
 /// printed as a NOTE: with one token per row, a resend that finds another racer's token is judged against
 /// it (OwnWrite.swift "Limits"), so calls get counted without being admitted (docs/resend-harness.md).
 extension Runner {
     func racer(resend: Bool) throws -> GateTable {
         harness.gateTable(
-            try harness.client(hook: resend ? ResendHook.firstSend(of: ["UpdateItem"]) : nil),
-            .ownWriteTokens
+            try harness.client(transport: Harness.wire(RecordingTransport(), .ownWriteTokens, resend: resend).transport)
         )
     }
 

@@ -68,19 +68,9 @@ package struct AWSJSONClient: Sendable {
             let request = signedRequest(operation, body: body, timeout: min(configuration.attemptTimeout, remaining))
             do {
                 let result = try await attemptOnce(request, deadline: deadline)
-                if let hook = configuration.resendHook, attempt < policy.maxAttempts,
-                    hook.shouldResend(operation, attempt: attempt)
-                {
-                    continue  // the first send landed; send it again as a lost response would make an SDK do
-                }
                 quota.recordSuccess(retryCost: lastRetryCost)
                 return result
             } catch {
-                if let hook = configuration.resendHook, error.status != nil, attempt < policy.maxAttempts,
-                    hook.shouldResend(operation, attempt: attempt)
-                {
-                    continue
-                }
                 guard case .retry(let kind) = policy.decision(for: error, attempt: attempt),
                     let cost = quota.acquire(for: kind)
                 else { throw error }

@@ -1,43 +1,40 @@
 package import HTTPClient
 internal import Synchronization
+package import TestSupport
 
-/// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked,
-/// resent: a resent request is sent, its answer dropped, and sent again, exactly what an SDK does when a
-/// write commits but its response is lost (seeds/000 section 10; the same effect as the DynamoDB
-/// client's `ResendHook`, applied beneath the product's wiring so no test knob enters it).
+/// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked, resent
+/// through a `ResendingTransport` (a request sent, its answer dropped, sent again: what an SDK does when a
+/// write commits but its response is lost), beneath the product's wiring so no test knob enters it.
 package final class DynamoTrafficTransport: HTTPTransport {
-    private let base: any HTTPTransport
-    private let resend: Mutex<Set<String>>
-    private let state = Mutex<(operations: [String], resent: Int)>(([], 0))
+    private let resending: ResendingTransport
+    private let sent = Mutex<[String]>([])
 
     /// - Parameter resending: DynamoDB operations (`UpdateItem`, `PutItem`, …) whose every request is sent twice.
     package init(base: any HTTPTransport = CurlTransport(), resending: Set<String> = []) {
-        self.base = base
-        self.resend = Mutex(resending)
+        self.resending = ResendingTransport(base, resending: resending)
     }
 
     /// Changes the operations that are resent from now on.
-    package func resend(_ operations: Set<String>) { resend.withLock { $0 = operations } }
+    package func resend(_ operations: Set<String>) { resending.resend(operations) }
 
     /// Every DynamoDB operation sent so far, in order (a resend counts once).
-    package var operations: [String] { state.withLock { $0.operations } }
+    package var operations: [String] { sent.withLock { $0 } }
 
     /// How many requests were sent a second time.
-    package var resent: Int { state.withLock { $0.resent } }
+    package var resent: Int { resending.resent }
 
-    /// Forgets the recorded operations.
-    package func resetCounts() { state.withLock { $0 = ([], 0) } }
+    /// Forgets the recorded operations and resends.
+    package func resetCounts() {
+        sent.withLock { $0 = [] }
+        resending.resetCount()
+    }
 
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let target = request.headers.first { $0.name.lowercased() == "x-amz-target" }?.value
-        guard let target, target.hasPrefix("DynamoDB_") else { return try await base.send(request) }
-        let operation = String(target.split(separator: ".").last ?? "")
-        let again = resend.withLock { $0.contains(operation) }
-        state.withLock {
-            $0.operations.append(operation)
-            if again { $0.resent += 1 }
+        if let target = request.headers.first(where: { $0.name.lowercased() == "x-amz-target" })?.value,
+            target.hasPrefix("DynamoDB_"), let operation = ResendingTransport.operation(of: request)
+        {
+            sent.withLock { $0.append(operation) }
         }
-        if again { _ = try await base.send(request) }
-        return try await base.send(request)
+        return try await resending.send(request)
     }
 }

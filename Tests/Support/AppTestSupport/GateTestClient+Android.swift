@@ -1,5 +1,6 @@
 package import AttestCore
 internal import Crypto
+internal import CryptoTestSupport
 package import FoundationEssentials
 internal import HTTPClient
 package import TestSupport
@@ -14,12 +15,12 @@ package enum FakePlay {
 
     /// A throw-away service-account JSON key (never a real credential).
     package static func serviceAccountJSON() throws -> [UInt8] {
-        let key = try RSAPrivateKey.generateForTesting()
+        let key = try GeneratedRSAKey()
         return JSONValue.object([
             "type": .string("service_account"),
             "project_id": .string("attestgate-tests"),
             "private_key_id": .string(Bytes.hex(SecureRandom().bytes(20))),
-            "private_key": .string(try key.pkcs8PEMForTesting()),
+            "private_key": .string(key.pkcs8PEM),
             "client_email": .string(serviceAccountEmail),
             "token_uri": .string("https://oauth2.googleapis.com/token"),
         ]).serializedBytes
