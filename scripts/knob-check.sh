@@ -18,11 +18,12 @@ demangled=$(swift demangle --simplified <<<"$symbols" 2>/dev/null || true)
 knobs=(
     'AWSJSON\.ResendHook'                       # resend knob in the AWS JSON client's retry loop
     'resendHook'                                # its configuration field
+    'ResendingTransport|TokenlessTransport'     # what tests and the resend harness inject instead
     'GateTable\.WriteSafety|controlWithoutTokens' # the token-less control write of the gate's table
     'CapturingLogSink'                          # in-memory log capture
     'CertificateBuilder'                        # X.509 issuing
-    'SignedData\.sign|makeSignature'            # PKCS#7 signing
-    'generateForTesting|pkcs8PEMForTesting|generateRSA|PrivateKey\.generate' # key generation
+    'SignedData\.sign\(|makeSignature'          # PKCS#7 signing
+    'generateForTesting|pkcs8PEMForTesting|generateRSA|PrivateKey\.generate|init\(generating:|GeneratedRSAKey' # keys
 )
 failed=0
 for knob in "${knobs[@]}"; do
