@@ -16,7 +16,7 @@ demangled=$(swift demangle --simplified <<<"$symbols" 2>/dev/null || true)
 
 # One pattern per knob, over the demangled names (module.Type or a member).
 knobs=(
-    'AWSJSON\.ResendHook'                       # resend knob in the AWS JSON client's retry loop
+    'ResendHook'                                # resend knob in the AWS JSON client's retry loop
     'resendHook'                                # its configuration field
     'ResendingTransport|TokenlessTransport'     # what tests and the resend harness inject instead
     'GateTable\.WriteSafety|controlWithoutTokens' # the token-less control write of the gate's table
