@@ -60,14 +60,17 @@ let package = Package(
         module("SecretsManager", in: "Sources/4-Protocols", ["AWSJSON", "SigV4", "HTTPClient", "AttestCore"]),
         module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "AttestCore"]),
+        // The HTTP API's wire contract (docs/api.md): header names, the client-data document and its hashes.
+        module("WireContract", in: "Sources/4-Protocols", ["Crypto", "AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
             "Gate",
             in: "Sources/5-Layers",
             [
-                "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient",
+                "Crypto",
+                "CivilTime", "AttestCore",
             ]
         ),
         module("LambdaRuntime", in: "Sources/5-Layers", ["HTTPClient", "AttestCore"]),
@@ -76,7 +79,7 @@ let package = Package(
             in: "Sources/6-App",
             [
                 "Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "AWSJSON", "AppAttest", "PlayIntegrity",
-                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "DeviceCheck", "WireContract", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
             ]
         ),
         .executableTarget(
@@ -122,7 +125,7 @@ let package = Package(
         // make bench: a genuine iOS client timing metered calls through the local harness (local-harness/bench.py).
         .executableTarget(
             name: "GateBench",
-            dependencies: ["SimulatedDevice", "HTTPClient", "Crypto", "AttestCore"],
+            dependencies: ["SimulatedDevice", "WireContract", "HTTPClient", "Crypto", "AttestCore"],
             path: "Tools/GateBench",
             swiftSettings: strictSettings
         ),
@@ -136,7 +139,8 @@ let package = Package(
         .executableTarget(
             name: "attestgate-demo",
             dependencies: [
-                "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "SimulatedDevice", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
             ],
             path: "Tools/attestgate-demo",
             swiftSettings: strictSettings
@@ -150,7 +154,7 @@ let package = Package(
             in: "Tests/Support",
             [
                 "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "CryptoTestSupport",
-                "HTTPClient", "Crypto", "AttestCore",
+                "WireContract", "HTTPClient", "Crypto", "AttestCore",
             ]
         ),
 
@@ -159,7 +163,10 @@ let package = Package(
         tests("CivilTimeTests", ["CivilTime"], exclude: ["Fixtures"]),
         tests(
             "PlayIntegrityTests",
-            ["PlayIntegrity", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport"],
+            [
+                "PlayIntegrity", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport",
+                "WireContract",
+            ],
             exclude: ["Fixtures"]
         ),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
@@ -167,11 +174,12 @@ let package = Package(
             "GateTests",
             [
                 "Gate", "AppAttest", "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore", "TestSupport",
+                "AttestCore", "TestSupport", "WireContract",
             ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
+        tests("WireContractTests", ["WireContract", "Crypto", "AttestCore"]),
         tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
@@ -189,19 +197,22 @@ let package = Package(
             "DeviceCheckTests",
             ["DeviceCheck", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport"]
         ),
-        tests("AppTests", ["App", "Gate", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
+        tests("AppTests", ["App", "Gate", "LambdaRuntime", "WireContract", "HTTPClient", "AttestCore", "TestSupport"]),
         tests(
             "BootstrapTests",
-            ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
+            ["TestSupport", "WireContract", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
             exclude: ["Fixtures"]
         ),
         tests(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "CryptoTestSupport", "CivilTime", "AttestCore",
+                "CryptoTestSupport", "WireContract", "CivilTime", "AttestCore",
             ]
         ),
-        tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),
+        tests(
+            "SpendFlowTests",
+            ["AppTestSupport", "TestSupport", "WireContract", "DynamoDB", "CivilTime", "AttestCore"]
+        ),
     ]
 )

@@ -8,6 +8,7 @@ import HTTPClient
 import SimulatedDevice
 import TestSupport
 import Testing
+import WireContract
 
 /// Issue 6, the seed's recorded DEF-6 bugs as regression tests through the router (enforce mode).
 @Suite struct DeviceCheckFallbackTests {
@@ -21,7 +22,7 @@ import Testing
                 let deviceID = randomDeviceID()
                 let response = try await client.execute(
                     "/v1/generate",
-                    headers: ["X-Device-ID": deviceID, "X-Device-Check-Token": token],
+                    headers: [WireHeader.deviceID.name: deviceID, WireHeader.deviceCheckToken.name: token],
                     body: Array("{}".utf8)
                 )
                 #expect(response.status == 403)
@@ -59,7 +60,9 @@ import Testing
             // Control: the token is one Apple vouches for, so DeviceCheck alone does pass here.
             let alone = try await client.execute(
                 "/v1/generate",
-                headers: ["X-Device-ID": randomDeviceID(), "X-Device-Check-Token": Self.deviceCheckToken],
+                headers: [
+                    WireHeader.deviceID.name: randomDeviceID(), WireHeader.deviceCheckToken.name: Self.deviceCheckToken,
+                ],
                 body: Array("{}".utf8)
             )
             #expect(alone.status == 200)
@@ -96,7 +99,7 @@ import Testing
             rejected.append(("no registered key", headers, "appattest.no_registered_key"))
 
             for (name, var headers, reason) in rejected {
-                headers["X-Device-Check-Token"] = Self.deviceCheckToken
+                headers[WireHeader.deviceCheckToken.name] = Self.deviceCheckToken
                 let response = try await client.execute("/v1/generate", headers: headers, body: body)
                 #expect(response.status == 403, "\(name)")
                 #expect(app.decisions.last?["proof"] == .string("app_attest"), "\(name)")
@@ -107,7 +110,10 @@ import Testing
 
             // Nor over a Play Integrity rejection (a token Google does not know).
             let android = try await client.androidCall(deviceID: randomDeviceID())
-            let response = try await client.send(android, headers: ["X-Device-Check-Token": Self.deviceCheckToken])
+            let response = try await client.send(
+                android,
+                headers: [WireHeader.deviceCheckToken.name: Self.deviceCheckToken]
+            )
             #expect(response.status == 403)
             #expect(app.decisions.last?["reason"] == .string("play.decode_invalid_token"))
             #expect(try await deviceCheckRequests() == 1)

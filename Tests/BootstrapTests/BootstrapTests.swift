@@ -7,6 +7,7 @@ import Glibc
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 let bootstrapDynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
 
@@ -76,7 +77,9 @@ struct BootstrapTests {
         let response = try await harness.request(
             "POST",
             "/v1/generate",
-            headers: [HTTPHeader("X-Device-ID", Self.deviceID), HTTPHeader("Content-Type", "application/json")],
+            headers: [
+                HTTPHeader(WireHeader.deviceID.name, Self.deviceID), HTTPHeader("Content-Type", "application/json"),
+            ],
             body: #"{"prompt":"hi"}"#
         )
         #expect(response.status == 200)
@@ -113,7 +116,7 @@ struct BootstrapTests {
     @Test func pathParametersAndUnknownRoutes() async throws {
         let upstream = try Self.echoUpstream()
         let harness = try await LocalHarness(environment: await Self.environment(upstream))
-        let headers = [HTTPHeader("X-Device-ID", Self.deviceID)]
+        let headers = [HTTPHeader(WireHeader.deviceID.name, Self.deviceID)]
         let tutor = try await harness.request("POST", "/v1/tutor/deck-1/card-2", headers: headers, body: "{}")
         #expect(tutor.status == 200)
         #expect(upstream.server.requests.last?.path == "/tutor")
@@ -234,7 +237,7 @@ struct BootstrapTests {
         let response = try await harness.request(
             "POST",
             "/v1/generate",
-            headers: [HTTPHeader("X-Device-ID", Self.deviceID)],
+            headers: [HTTPHeader(WireHeader.deviceID.name, Self.deviceID)],
             body: "{}"
         )
         let elapsed = clock.now - start

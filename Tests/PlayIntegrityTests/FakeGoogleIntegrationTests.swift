@@ -4,6 +4,7 @@ import FoundationEssentials
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 @testable import PlayIntegrity
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized) struct FakeGoogleIntegrationTests {
     static let deviceID = "7f1b6a3e-2c4d-4e5f-8a9b-0c1d2e3f4a5b"
     static let challenge = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA="
-    static let expectedHash = PlayRequestHash.challengeBinding(deviceID: deviceID, challengeBase64: challenge)
+    static let expectedHash = ChallengeBinding.playRequestHash(deviceID: deviceID, challengeBase64: challenge)
 
     struct Rig {
         let fake: FakeGoogleProcess

@@ -2,6 +2,7 @@ package import AppAttest
 package import AttestCore
 internal import Crypto
 package import FoundationEssentials
+internal import WireContract
 
 /// `POST /v1/attest/keys` (design.md section 2): App Attest key registration, once per key.
 ///
@@ -52,7 +53,7 @@ package struct KeyRegistration: Sendable {
             registration = try verifier.verifyRegistration(
                 keyId: keyId,
                 attestation: attestation,
-                clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
+                clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challenge),
                 now: now
             )
         } catch {

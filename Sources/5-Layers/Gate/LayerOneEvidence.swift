@@ -3,6 +3,7 @@ package import AttestCore
 internal import Crypto
 package import FoundationEssentials
 package import PlayIntegrity
+internal import WireContract
 
 /// A non-binding fallback check (DeviceCheck): it proves a genuine Apple device made the token, but
 /// cannot tie it to the device ID, so it is consulted only when no binding provider could answer.
@@ -41,14 +42,14 @@ package struct LayerOneEvidence: EvidenceSource {
         self.logger = logger
     }
 
-    /// The proof headers of design.md section 2.
+    /// The proof headers (docs/api.md), as the server reads them (`WireHeader.key`).
     enum Header {
-        static let challenge = "x-attest-challenge"
-        static let keyID = "x-app-attest-key-id"
-        static let assertion = "x-app-attest-assertion"
-        static let playToken = "x-play-integrity-token"
-        static let deviceCheck = "x-device-check-token"
-        static let clientData = "x-attest-client-data"
+        static let challenge = WireHeader.challenge.key
+        static let keyID = WireHeader.appAttestKeyID.key
+        static let assertion = WireHeader.appAttestAssertion.key
+        static let playToken = WireHeader.playIntegrityToken.key
+        static let deviceCheck = WireHeader.deviceCheckToken.key
+        static let clientData = WireHeader.clientData.key
     }
 
     /// Proof headers are short; anything longer is refused before it is decoded.
@@ -111,8 +112,8 @@ package struct LayerOneEvidence: EvidenceSource {
             )
         case .challenge:
             binding = Binding(
-                clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
-                requestHash: BindingMode.challengeRequestHash(deviceID: deviceID, challengeBase64: challengeText)
+                clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challenge),
+                requestHash: ChallengeBinding.playRequestHash(deviceID: deviceID, challengeBase64: challengeText)
             )
         }
 

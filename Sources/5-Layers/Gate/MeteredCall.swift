@@ -1,6 +1,7 @@
 internal import AWSJSON
 package import AttestCore
 package import FoundationEssentials
+internal import WireContract
 
 /// A metered call end to end: gate (layer 1) → allowance (layer 2) → ceiling (layer 3) → upstream.
 ///
@@ -74,7 +75,7 @@ package struct MeteredCall: Sendable {
         if let sub = request.userSub {
             subject = .user(sub)
         } else {
-            guard let deviceID = DeviceID.canonical(request.header("x-device-id")) else {
+            guard let deviceID = DeviceID.canonical(request.header(WireHeader.deviceID.key)) else {
                 record.fields["decision"] = .string("invalid_device_id")
                 return .error(400, "invalid_device_id")
             }
@@ -138,7 +139,7 @@ package struct MeteredCall: Sendable {
                 let refused = MeteredResponse.error(
                     429,
                     "quota_exhausted",
-                    headers: ["retry-after": String(retryAfter), "x-quota-remaining": "0"]
+                    headers: ["retry-after": String(retryAfter), WireHeader.quotaRemaining.key: "0"]
                 )
                 return Self.withChallenge(refused, await next)
             }
@@ -151,7 +152,7 @@ package struct MeteredCall: Sendable {
             return Self.withChallenge(.error(503, "unavailable"), await next)
         }
         record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
-        let quotaHeader = ["x-quota-remaining": String(allowance.remaining)]
+        let quotaHeader = [WireHeader.quotaRemaining.key: String(allowance.remaining)]
 
         // Layer 3: the environment's ceiling on unpaid calls. Its refusal keeps the allowance unit.
         let ceiling: CeilingReservation?
@@ -194,7 +195,7 @@ package struct MeteredCall: Sendable {
             record.fields["decision"] = .string("upstream_unavailable")
             await release(allowance: allowance, ceiling: ceiling, logger: logger)
             var headers = quotaHeader
-            headers["x-quota-remaining"] = String(allowance.remaining + 1)
+            headers[WireHeader.quotaRemaining.key] = String(allowance.remaining + 1)
             return Self.withChallenge(
                 .error(timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
                 await next
@@ -237,8 +238,8 @@ package struct MeteredCall: Sendable {
         var response = response
         response.headers["cache-control"] = "no-store"
         if let challenge {
-            response.headers["x-attest-next-challenge"] = Bytes.base64(challenge.bytes)
-            response.headers["x-attest-next-challenge-expires"] = String(challenge.expiresAt)
+            response.headers[WireHeader.nextChallenge.key] = Bytes.base64(challenge.bytes)
+            response.headers[WireHeader.nextChallengeExpires.key] = String(challenge.expiresAt)
         }
         return response
     }

@@ -4,6 +4,7 @@ internal import CryptoTestSupport
 package import FoundationEssentials
 internal import HTTPClient
 package import TestSupport
+package import WireContract
 
 /// Play Integrity (and DeviceCheck) for a `GateTestApp`: settings that point the app at a running
 /// `local-harness/fake_google.py`, and Android calls as the app makes them.
@@ -59,19 +60,19 @@ package struct AndroidCall: Sendable {
     package let body: [UInt8]
     package let token: String
     /// The client-data document of request binding.
-    package let clientData: ClientDataDocument
+    package let clientData: ClientData
 
     /// `requestHash` of request binding (what a genuine app passes to Play).
-    package var requestHash: String { clientData.requestHash }
+    package var requestHash: String { clientData.playRequestHash }
 
     /// The proof headers; `clientData: false` leaves out `X-Attest-Client-Data` (challenge binding).
     package func headers(clientData includeClientData: Bool = true) -> [String: String] {
         var headers = [
-            "X-Device-ID": deviceID,
-            "X-Attest-Challenge": challenge,
-            "X-Play-Integrity-Token": token,
+            WireHeader.deviceID.name: deviceID,
+            WireHeader.challenge.name: challenge,
+            WireHeader.playIntegrityToken.name: token,
         ]
-        if includeClientData { headers["X-Attest-Client-Data"] = Bytes.base64(clientData.bytes) }
+        if includeClientData { headers[WireHeader.clientData.name] = clientData.header }
         return headers
     }
 }
@@ -92,7 +93,7 @@ extension GateTestClient {
             path: path,
             body: body,
             token: "pi-" + Bytes.base64URL(SecureRandom().bytes(24)),
-            clientData: ClientDataDocument(challenge: challengeText, method: "POST", path: path, body: body)
+            clientData: ClientData(challenge: challengeText, method: "POST", path: path, body: body)
         )
     }
 
