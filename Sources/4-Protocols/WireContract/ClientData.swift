@@ -1,4 +1,4 @@
-package import AttestCore
+internal import AttestCore
 internal import Crypto
 
 /// The client-data document of request binding (docs/api.md): `{"challenge","method","path","bodySHA256"}`.

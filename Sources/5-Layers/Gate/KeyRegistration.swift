@@ -39,7 +39,7 @@ package struct KeyRegistration: Sendable {
             guard try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now) else {
                 logger.info(
                     "key registration refused",
-                    ["reason": .string("challenge.unspendable"), "device": .string(device)]
+                    ["reason": .string(GateReason.challengeUnspendable.slug), "device": .string(device)]
                 )
                 return rejected
             }
@@ -74,7 +74,7 @@ package struct KeyRegistration: Sendable {
             else {
                 logger.warning(
                     "key registration refused",
-                    ["reason": .string("appattest.key_owned_by_other_device"), "device": .string(device)]
+                    ["reason": .string(GateReason.keyOwnedByOtherDevice.slug), "device": .string(device)]
                 )
                 return rejected
             }

@@ -72,7 +72,7 @@ package struct LayerOneEvidence: EvidenceSource {
         // One challenge per call, spent before anything is verified; the key is read at the same time.
         guard let challengeText = request.header(Header.challenge), let challenge = Bytes.fromBase64(challengeText),
             challenge.count == challengeByteCount
-        else { return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.malformed")) }
+        else { return EvidenceReport(evidence: .rejected(proof: proof, reason: GateReason.challengeMalformed.slug)) }
         async let spentResult = Result(catching: {
             try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now)
         })
@@ -83,7 +83,7 @@ package struct LayerOneEvidence: EvidenceSource {
         case .failure(let error):
             return EvidenceReport(evidence: .unavailable(proof: proof, reason: MeteredCall.slug(error)))
         case .success(false):
-            return EvidenceReport(evidence: .rejected(proof: proof, reason: "challenge.unspendable"))
+            return EvidenceReport(evidence: .rejected(proof: proof, reason: GateReason.challengeUnspendable.slug))
         case .success(true):
             break
         }
@@ -94,7 +94,7 @@ package struct LayerOneEvidence: EvidenceSource {
         case .request:
             guard let header = request.header(Header.clientData), let clientData = ClientData(header: header) else {
                 return EvidenceReport(
-                    evidence: .rejected(proof: proof, reason: "binding.client_data_malformed"),
+                    evidence: .rejected(proof: proof, reason: GateReason.clientDataMalformed.slug),
                     spentChallenge: true
                 )
             }
@@ -164,16 +164,16 @@ package struct LayerOneEvidence: EvidenceSource {
         clientDataHash: [UInt8]
     ) async -> GateEvidence {
         guard let verifier = appAttest, let key else {
-            return .rejected(proof: .appAttest, reason: "appattest.no_registered_key")
+            return .rejected(proof: .appAttest, reason: GateReason.noRegisteredKey.slug)
         }
         guard let keyID = request.header(Header.keyID).flatMap({ Bytes.fromBase64($0) }),
             ConstantTime.equal(keyID, key.keyId)
         else {
-            return .rejected(proof: .appAttest, reason: "appattest.key_not_registered")
+            return .rejected(proof: .appAttest, reason: GateReason.keyNotRegistered.slug)
         }
         guard let header = request.header(Header.assertion), header.utf8.count <= Self.maxAssertionHeader,
             let assertion = Bytes.fromBase64(header)
-        else { return .rejected(proof: .appAttest, reason: "appattest.assertion_malformed") }
+        else { return .rejected(proof: .appAttest, reason: GateReason.assertionMalformed.slug) }
         let counter: UInt32
         do {
             let publicKey = try ECPublicKey(derOrX962: key.publicKey)
@@ -186,12 +186,12 @@ package struct LayerOneEvidence: EvidenceSource {
         } catch let error as AppAttestError {
             return .rejected(proof: .appAttest, reason: error.reason.slug)
         } catch {
-            return .rejected(proof: .appAttest, reason: "appattest.stored_key_unusable")
+            return .rejected(proof: .appAttest, reason: GateReason.storedKeyUnusable.slug)
         }
         // The comparison lives in the write's condition: two Lambdas with the same assertion cannot both pass.
         do {
             guard try await keys.advanceCounter(deviceID: deviceID, keyId: key.keyId, to: counter) else {
-                return .rejected(proof: .appAttest, reason: "appattest.counter_not_advanced")
+                return .rejected(proof: .appAttest, reason: GateReason.counterNotAdvanced.slug)
             }
         } catch {
             return .unavailable(proof: .appAttest, reason: MeteredCall.slug(error))
@@ -207,7 +207,7 @@ package struct LayerOneEvidence: EvidenceSource {
         now: Date
     ) async -> (GateEvidence, providerUnavailable: Bool) {
         guard let play, let token = request.header(Header.playToken) else {
-            return (.rejected(proof: .playIntegrity, reason: "play.not_configured"), false)
+            return (.rejected(proof: .playIntegrity, reason: GateReason.playNotConfigured.slug), false)
         }
         let result = await play.verify(
             token: token,
@@ -219,7 +219,7 @@ package struct LayerOneEvidence: EvidenceSource {
         // seeds/000 section 8: once Play Integrity was asked only GENUINE passes; its UNAVAILABLE is
         // reachable by a caller (junk tokens, Google's quota) and so becomes REJECTED.
         let merged = ProviderMerge.merge(appAttest: nil, playIntegrity: result.outcome, deviceCheck: nil)
-        let reason = result.reason?.slug ?? "play.rejected"
+        let reason = result.reason?.slug ?? GateReason.playRejected.slug
         if merged.bindingUnavailableRejected {
             logger.warning(
                 "attestation binding unavailable",
@@ -239,8 +239,10 @@ package struct LayerOneEvidence: EvidenceSource {
         let (outcome, reason) = await deviceCheck.check(token: token, now: now)
         switch ProviderMerge.merge(appAttest: nil, playIntegrity: nil, deviceCheck: outcome).outcome {
         case .genuine: return .genuine(proof: .deviceCheck)
-        case .unavailable: return .unavailable(proof: .deviceCheck, reason: reason ?? "devicecheck.unavailable")
-        case .rejected, nil: return .rejected(proof: .deviceCheck, reason: reason ?? "devicecheck.rejected")
+        case .unavailable:
+            return .unavailable(proof: .deviceCheck, reason: reason ?? GateReason.deviceCheckUnavailable.slug)
+        case .rejected, nil:
+            return .rejected(proof: .deviceCheck, reason: reason ?? GateReason.deviceCheckRejected.slug)
         }
     }
 }

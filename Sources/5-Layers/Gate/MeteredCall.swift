@@ -247,8 +247,8 @@ package struct MeteredCall: Sendable {
     static func slug(_ error: any Error) -> String {
         switch error {
         case let error as StoreError: error.reason
-        case is ChallengeIssueError: "challenge.issue_bound"
-        default: "store.unexpected"
+        case is ChallengeIssueError: GateReason.challengeIssueBound.slug
+        default: GateReason.storeUnexpected.slug
         }
     }
 }

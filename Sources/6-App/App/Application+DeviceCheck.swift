@@ -41,7 +41,9 @@ struct DeviceCheckFallback: FallbackDeviceCheck {
     let provider: DeviceCheckProvider
 
     func check(token: String, now: Date) async -> (AttestationOutcome, String?) {
-        guard let result = await provider.check(token: token, now: now) else { return (.rejected, "devicecheck.off") }
+        guard let result = await provider.check(token: token, now: now) else {
+            return (.rejected, GateReason.deviceCheckOff.slug)
+        }
         return (result.outcome, result.reason?.slug)
     }
 }

@@ -61,7 +61,7 @@ package struct HTTPUpstream: UpstreamCalling {
             }
             return .notAnswered(timedOut: error.reason == .timeout, reason: error.reason.slug)
         } catch {
-            return .notAnswered(timedOut: false, reason: "http.failed")
+            return .notAnswered(timedOut: false, reason: HTTPError.Reason.failed.slug)
         }
         if response.status == 429 || response.status >= 500 {
             return .notAnswered(timedOut: false, reason: "upstream.status_\(response.status)")

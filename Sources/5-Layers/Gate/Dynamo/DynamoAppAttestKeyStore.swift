@@ -26,7 +26,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             case "ATTEST_KEY":
                 guard let keyId = item["key_id"]?.bytesValue, let publicKey = item["public_key"]?.bytesValue,
                     let counter = item["counter"]?.intValue, let counterValue = UInt32(exactly: counter)
-                else { throw StoreError("store.key_row_malformed") }
+                else { throw StoreError(GateReason.keyRowMalformed.slug) }
                 key = StoredAppAttestKey(
                     keyId: keyId,
                     publicKey: publicKey,
@@ -75,7 +75,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             returnValues: .allNew
         )
         guard let replaced = outcome.row?["replaced"]?.bytesValue else {
-            throw StoreError("store.key_bind_unconfirmed")
+            throw StoreError(GateReason.keyBindUnconfirmed.slug)
         }
         if replaced.isEmpty { return .bound }
         return replaced == key.keyId ? .reRegistered : .rebound
