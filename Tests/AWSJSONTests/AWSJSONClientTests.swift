@@ -97,6 +97,22 @@ import Testing
         #expect(try #require(transport.requests.first?.timeout) <= .milliseconds(2500))
     }
 
+    /// A transport whose own timer fires (an attempt's timeout capped by the deadline) just before the
+    /// deadline race would: the call still ends as `aws.deadline_exceeded`, never as a plain timeout.
+    final class TimesOutAtItsTimeout: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            try await Task.sleep(for: (request.timeout ?? .zero) - .milliseconds(15))
+            throw HTTPError(.timeout, detail: "Operation timed out")
+        }
+    }
+
+    @Test func aTimeoutAtTheDeadlineIsTheDeadline() async {
+        let client = Fixture.client(TimesOutAtItsTimeout())
+        await #expect(throws: AWSError(.deadlineExceeded)) {
+            try await client.call("GetItem", input, deadline: .after(.milliseconds(300)))
+        }
+    }
+
     @Test func retryAfterBeyondTheDeadlineEndsTheCall() async {
         let throttled = Fixture.error(400, "ThrottlingException", headers: [HTTPHeader("Retry-After", "30")])
         let transport = ScriptedTransport([.respond(throttled), .respond(Fixture.ok("{}"))])

@@ -16,8 +16,9 @@ struct TestServiceAccount: Sendable {
     static let email = "pi-decoder@test-project.iam.gserviceaccount.com"
     static let keyID = "0123456789abcdef0123456789abcdef01234567"
 
-    init() throws {
-        let generated = try GeneratedRSAKey()
+    /// - Parameter generated: the key; a fresh one when nil (a stranger's account).
+    init(generated: GeneratedRSAKey? = nil) throws {
+        let generated = try generated ?? GeneratedRSAKey()
         key = generated.key
         json =
             JSONValue.object([
@@ -30,7 +31,7 @@ struct TestServiceAccount: Sendable {
             ]).serializedBytes
     }
 
-    static let shared: TestServiceAccount = try! TestServiceAccount()
+    static let shared: TestServiceAccount = try! TestServiceAccount(generated: GeneratedRSAKey.shared())
 }
 
 @Suite struct GoogleAccessTokenProviderTests {

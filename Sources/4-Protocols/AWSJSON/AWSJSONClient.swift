@@ -71,6 +71,14 @@ package struct AWSJSONClient: Sendable {
                 quota.recordSuccess(retryCost: lastRetryCost)
                 return result
             } catch {
+                // An attempt given all the time that was left, timed out by the transport: the deadline is why,
+                // whichever of the transport's timer and the deadline race fired first.
+                if error.reason == .timeout && remaining < configuration.attemptTimeout {
+                    throw AWSError(
+                        .deadlineExceeded,
+                        detail: "\(operation): attempt \(attempt) timed out at the deadline (\(error))"
+                    )
+                }
                 guard case .retry(let kind) = policy.decision(for: error, attempt: attempt),
                     let cost = quota.acquire(for: kind)
                 else { throw error }

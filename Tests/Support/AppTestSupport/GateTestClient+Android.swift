@@ -16,7 +16,7 @@ package enum FakePlay {
 
     /// A throw-away service-account JSON key (never a real credential).
     package static func serviceAccountJSON() throws -> [UInt8] {
-        let key = try GeneratedRSAKey()
+        let key = try GeneratedRSAKey.shared()
         return JSONValue.object([
             "type": .string("service_account"),
             "project_id": .string("attestgate-tests"),

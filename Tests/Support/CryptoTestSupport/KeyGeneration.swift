@@ -29,6 +29,15 @@ package struct GeneratedRSAKey: Sendable {
     /// The public half as DER SubjectPublicKeyInfo (to put into a certificate).
     package var publicKeyDER: [UInt8] { key.publicKeyDER }
 
+    /// One key for the whole test process, made on first use: most callers need *a* service account or
+    /// *an* RSA leaf, not a new one, and 2048-bit generation costs up to two seconds of CPU on a loaded
+    /// 2-core machine, which parallel suites would otherwise pay once per test, starving the pool.
+    /// - Throws: `crypto.internal` if OpenSSL cannot generate it.
+    package static func shared() throws(CryptoError) -> GeneratedRSAKey { try sharedKey.get() }
+
+    private static let sharedKey = Result { () throws(CryptoError) -> GeneratedRSAKey in try GeneratedRSAKey() }
+
+    /// A fresh key (where a test needs one of its own: a stranger's account, the generator's own test).
     /// - Throws: `crypto.internal` if OpenSSL cannot generate it or the product refuses what it made.
     package init(bits: Int = 2048) throws(CryptoError) {
         pkcs8PEM = try OwnedKey.generate(group: nil, rsaBits: Int32(bits)).pkcs8PEM()

@@ -56,7 +56,7 @@ extension SimulatedDevice {
             extensions.append(.init(oid: "1.3.6.1.4.1.55555.1", critical: true, value: [0x05, 0x00]))
         }
         let subjectKey =
-            options.rsaLeafKey ? try GeneratedRSAKey().publicKeyDER : key.privateKey.privateKey.publicKeyDER
+            options.rsaLeafKey ? try GeneratedRSAKey.shared().publicKeyDER : key.privateKey.privateKey.publicKeyDER
         return try CertificateBuilder(
             subject: [
                 ("CN", Bytes.hex(key.keyId)), ("OU", "AAA Certification"), ("O", "Apple Inc."), ("ST", "California"),
