@@ -19,7 +19,7 @@ final class OwnedKey {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
         }
-        guard let key else { throw OpenSSLFailure.error("d2i_AutoPrivateKey") }
+        guard let key else { throw OpenSSLErrorQueue.error(.internalFailure, "d2i_AutoPrivateKey") }
         self.init(unsafeTakingOwnership: key)
     }
 
@@ -30,7 +30,7 @@ final class OwnedKey {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
-        guard let key else { throw OpenSSLFailure.error("d2i_PUBKEY") }
+        guard let key else { throw OpenSSLErrorQueue.error(.internalFailure, "d2i_PUBKEY") }
         self.init(unsafeTakingOwnership: key)
     }
 
@@ -38,27 +38,35 @@ final class OwnedKey {
     static func generate(group: String?, rsaBits: Int32 = 2048) throws(CryptoError) -> OwnedKey {
         ERR_clear_error()
         guard let context = EVP_PKEY_CTX_new_from_name(nil, group == nil ? "RSA" : "EC", nil) else {
-            throw OpenSSLFailure.error("EVP_PKEY_CTX_new_from_name")
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_CTX_new_from_name")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLFailure.error("keygen_init") }
+        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "keygen_init") }
         if let group {
-            guard EVP_PKEY_CTX_set_group_name(context, group) == 1 else { throw OpenSSLFailure.error("group") }
+            guard EVP_PKEY_CTX_set_group_name(context, group) == 1 else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "group")
+            }
         } else {
-            guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, rsaBits) == 1 else { throw OpenSSLFailure.error("bits") }
+            guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, rsaBits) == 1 else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "bits")
+            }
         }
         var key: OpaquePointer? = nil
-        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw OpenSSLFailure.error("EVP_PKEY_generate") }
+        guard EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_generate")
+        }
         return OwnedKey(unsafeTakingOwnership: key)
     }
 
     /// The private key as unencrypted PKCS#8 PEM.
     func pkcs8PEM() throws(CryptoError) -> String {
-        guard let info = EVP_PKEY2PKCS8(pointer) else { throw OpenSSLFailure.error("EVP_PKEY2PKCS8") }
+        guard let info = EVP_PKEY2PKCS8(pointer) else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY2PKCS8")
+        }
         defer { PKCS8_PRIV_KEY_INFO_free(info) }
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PKCS8_PRIV_KEY_INFO(info, &out)
-        guard length > 0, let out else { throw OpenSSLFailure.error("i2d_PKCS8_PRIV_KEY_INFO") }
+        guard length > 0, let out else { throw OpenSSLErrorQueue.error(.internalFailure, "i2d_PKCS8_PRIV_KEY_INFO") }
         var der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
         OPENSSL_cleanse(out, Int(length))
         cshim_OPENSSL_free(out)
@@ -77,29 +85,9 @@ final class OwnedCertificate {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_X509(nil, &cursor, buffer.count)
         }
-        guard let x509 else { throw OpenSSLFailure.error("d2i_X509") }
+        guard let x509 else { throw OpenSSLErrorQueue.error(.internalFailure, "d2i_X509") }
         pointer = x509
     }
 
     deinit { X509_free(pointer) }
-}
-
-/// OpenSSL's error queue as a `crypto.internal` error (test support fails only where OpenSSL does).
-enum OpenSSLFailure {
-    static func error(_ what: String) -> CryptoError {
-        var entries: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            if entries.count < 4 {
-                entries.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            }
-        }
-        return CryptoError(
-            .internalFailure,
-            detail: entries.isEmpty ? what : "\(what): \(entries.joined(separator: "; "))"
-        )
-    }
 }

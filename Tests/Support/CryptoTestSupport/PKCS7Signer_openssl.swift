@@ -14,7 +14,9 @@ enum PKCS7Signer {
         let extras = try extraCertificates.map { (certificate) throws(CryptoError) in try OwnedCertificate(certificate)
         }
         ERR_clear_error()
-        guard let stack = cshim_sk_X509_new_null() else { throw OpenSSLFailure.error("sk_X509_new_null") }
+        guard let stack = cshim_sk_X509_new_null() else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "sk_X509_new_null")
+        }
         defer { cshim_sk_X509_pop_free(stack) }
         for certificate in extras {
             X509_up_ref(certificate.pointer)  // released by pop_free
@@ -26,12 +28,12 @@ enum PKCS7Signer {
             defer { BIO_free(input) }
             return PKCS7_sign(signerX509.pointer, signingKey.pointer, stack, input, Int32(PKCS7_BINARY))
         }
-        guard let p7 else { throw OpenSSLFailure.error("PKCS7_sign") }
+        guard let p7 else { throw OpenSSLErrorQueue.error(.internalFailure, "PKCS7_sign") }
         defer { PKCS7_free(p7) }
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PKCS7(p7, &out)
         defer { cshim_OPENSSL_free(out) }
-        guard length > 0, let out else { throw OpenSSLFailure.error("i2d_PKCS7") }
+        guard length > 0, let out else { throw OpenSSLErrorQueue.error(.internalFailure, "i2d_PKCS7") }
         return withExtendedLifetime((signerX509, signingKey, extras)) {
             Array(UnsafeBufferPointer(start: out, count: Int(length)))
         }
