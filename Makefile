@@ -46,15 +46,19 @@ format:
 DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
 
 ## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
-## Test support no longer blocks Swift's cooperative pool (child processes are read and waited for on threads
-## of their own: TestSupport's ChildProcess and offThePool). --no-parallel stays for now: run in parallel on
-## 2 busy cores, CPU-bound suites still hold both pool threads long enough for deadline-bound tests to miss
-## their deadlines (seen at load 15); serial, the run takes about 40 s on an idle machine.
+## Suites run in parallel, at most TEST_WIDTH test cases at a time. Test support never blocks Swift's
+## cooperative pool (child processes are read and waited for on threads of their own: TestSupport's
+## ChildProcess and offThePool). The width is bounded because the pool has only as many threads as cores
+## (2 here): with every test runnable at once, CPU-bound suites held both threads long enough for
+## deadline-bound tests (1-3 s deadlines against in-process fakes) to miss them on a loaded machine.
+## TEST_WIDTH=1 runs them one at a time.
+TEST_WIDTH ?= 4
 unit-test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
 	mkdir -p build && rm -f $(DECISION_LINES)
-	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build --no-parallel
+	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build \
+	  --parallel --experimental-maximum-parallelization-width $(TEST_WIDTH)
 	$(PYTHON) infra/tests/check_metrics.py --lines $(DECISION_LINES)
 
 ## test-table: `attestgate table create|describe` against moto.
