@@ -24,13 +24,16 @@ help:
 	@echo "make openapi-check | api-fuzz | ref-check - the contract (docs/api.md, docs/openapi.yaml) and its references"
 
 ## setup: apt and pip packages, installed only when missing.
+## SETUP_DONE=1 (set by make test for its stages, after one setup) skips the checks.
 setup:
+ifneq ($(SETUP_DONE),1)
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "apt-get install$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2, openapi_spec_validator" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 	@scripts/build-curl.sh  # the libcurl that ships (below: "libcurl for AttestGate")
+endif
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
@@ -46,15 +49,19 @@ format:
 DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
 
 ## unit-test: swift test with moto's server on a free loopback port (DYNAMODB_ENDPOINT), always stopped after.
-## --no-parallel: several suites block a thread while a child process starts or exits, and Swift's
-## cooperative pool has only as many threads as cores (2 here); run in parallel, those waits starved the
-## deadline-bound tests at random. Serial, the whole run takes about 40 s. Race tests make their own
-## concurrency and are unaffected.
+## Suites run in parallel, at most TEST_WIDTH test cases at a time. Test support never blocks Swift's
+## cooperative pool (child processes are read and waited for on threads of their own: TestSupport's
+## ChildProcess and offThePool). The width is bounded because the pool has only as many threads as cores
+## (2 here): with every test runnable at once, CPU-bound suites held both threads long enough for
+## deadline-bound tests (1-3 s deadlines against in-process fakes) to miss them on a loaded machine.
+## TEST_WIDTH=1 runs them one at a time.
+TEST_WIDTH ?= 4
 unit-test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
 	mkdir -p build && rm -f $(DECISION_LINES)
-	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build --no-parallel
+	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build \
+	  --parallel --experimental-maximum-parallelization-width $(TEST_WIDTH)
 	$(PYTHON) infra/tests/check_metrics.py --lines $(DECISION_LINES)
 
 ## test-table: `attestgate table create|describe` against moto.
@@ -62,11 +69,12 @@ test-table: setup
 	$(SWIFT) build --product attestgate
 	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
 
-## test: everything CI checks.
-test: setup lint ref-check openapi-check unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local \
+## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
+## with the single line `checks: N passed, 0 failed`.
+TEST_STAGES := lint ref-check openapi-check unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local \
 	ci-ddb-selftest run-check api-fuzz
-	@echo "make test: every check passed"
-	@echo "checks: $(words $(filter-out setup,$^)) passed, 0 failed"
+test: setup
+	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
 clean:
 	rm -rf .build $(filter-out build/curl build/link,$(wildcard build/*))
@@ -92,9 +100,11 @@ run-check: build demo
 	$(PYTHON) local-harness/run.py $(RUN_ARGS) --check
 	$(PYTHON) local-harness/run_lifecycle_check.py $(RUN_ARGS)
 
-## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only).
+## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only), and carries
+## no test knob (scripts/knob-check.sh: resends, controls, log capture, key and certificate making).
 link-check: build
 	scripts/link-check.sh .build/release/bootstrap
+	scripts/knob-check.sh .build/release/bootstrap
 
 ## Deployment (docs/deploy.md). checkov lives in its own venv: its pins must not move moto's/boto3's, and its
 ## hcl2 fork (bc-python-hcl2) installs the same `hcl2` module as python-hcl2.

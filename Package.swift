@@ -74,14 +74,16 @@ let package = Package(
         module("PlayIntegrity", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("DeviceCheck", in: "Sources/4-Protocols", ["Crypto", "HTTPClient", "CivilTime", "AttestCore"]),
         module("Dialects", in: "Sources/4-Protocols", ["AttestCore"]),
+        // The HTTP API's wire contract (docs/api.md): header names, the client-data document and its hashes.
+        module("WireContract", in: "Sources/4-Protocols", ["Crypto", "AttestCore"]),
 
         // The three layers, then the Lambda runtime and the app that wires them.
         module(
             "Gate",
             in: "Sources/5-Layers",
             [
-                "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
-                "Dialects", "AttestCore",
+                "AppAttest", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient",
+                "Crypto", "CivilTime", "Dialects", "AttestCore",
             ]
         ),
         module("LambdaRuntime", in: "Sources/5-Layers", ["HTTPClient", "AttestCore"]),
@@ -90,7 +92,7 @@ let package = Package(
             in: "Sources/6-App",
             [
                 "Gate", "LambdaRuntime", "DynamoDB", "SecretsManager", "SigV4", "AWSJSON", "AppAttest", "PlayIntegrity",
-                "DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "Dialects", "AttestCore",
+                "DeviceCheck", "WireContract", "HTTPClient", "Crypto", "CivilTime", "Dialects", "AttestCore",
             ]
         ),
         .executableTarget(
@@ -119,7 +121,7 @@ let package = Package(
         // make bench: verification throughput next to openssl speed (issue 11 extends it).
         .executableTarget(
             name: "AppAttestBench",
-            dependencies: ["AppAttest", "SimulatedDevice", "Crypto"],
+            dependencies: ["AppAttest", "SimulatedDevice", "CryptoTestSupport", "Crypto"],
             path: "Tools/AppAttestBench",
             swiftSettings: strictSettings
         ),
@@ -128,7 +130,8 @@ let package = Package(
         .executableTarget(
             name: "ddb-harness",
             dependencies: [
-                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "TestSupport", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
             ],
             path: "Tools/ddb-harness",
             swiftSettings: strictSettings
@@ -137,19 +140,22 @@ let package = Package(
         // make bench: a genuine iOS client timing metered calls through the local harness (local-harness/bench.py).
         .executableTarget(
             name: "GateBench",
-            dependencies: ["SimulatedDevice", "HTTPClient", "Crypto", "AttestCore"],
+            dependencies: ["SimulatedDevice", "WireContract", "HTTPClient", "Crypto", "AttestCore"],
             path: "Tools/GateBench",
             swiftSettings: strictSettings
         ),
 
+        // What only tests make: keys, certificates, PKCS#7 signatures (OpenSSL; the product only verifies).
+        module("CryptoTestSupport", in: "Tests/Support", ["COpenSSL", "CShims", "Crypto"]),
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
-        module("SimulatedDevice", in: "Tests/Support", ["CBOR", "Crypto", "AttestCore"]),
+        module("SimulatedDevice", in: "Tests/Support", ["CBOR", "CryptoTestSupport", "Crypto", "AttestCore"]),
 
         // make run's scripted session and a reference client (docs/api.md wire format); not in the Lambda zip.
         .executableTarget(
             name: "attestgate-demo",
             dependencies: [
-                "SimulatedDevice", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "SimulatedDevice", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
             ],
             path: "Tools/attestgate-demo",
             swiftSettings: strictSettings
@@ -162,17 +168,20 @@ let package = Package(
             "AppTestSupport",
             in: "Tests/Support",
             [
-                "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "HTTPClient", "Crypto",
-                "AttestCore",
+                "App", "LambdaRuntime", "DynamoDB", "AWSJSON", "SimulatedDevice", "TestSupport", "CryptoTestSupport",
+                "WireContract", "HTTPClient", "Crypto", "AttestCore",
             ]
         ),
 
-        tests("CryptoTests", ["Crypto", "AttestCore"], exclude: ["Fixtures"]),
-        tests("AttestCoreTests", ["AttestCore"]),
+        tests("CryptoTests", ["Crypto", "CryptoTestSupport", "AttestCore"], exclude: ["Fixtures"]),
+        tests("AttestCoreTests", ["AttestCore", "TestSupport"]),
         tests("CivilTimeTests", ["CivilTime"], exclude: ["Fixtures"]),
         tests(
             "PlayIntegrityTests",
-            ["PlayIntegrity", "HTTPClient", "Crypto", "AttestCore", "TestSupport"],
+            [
+                "PlayIntegrity", "HTTPClient", "Crypto", "CryptoTestSupport", "AttestCore", "TestSupport",
+                "WireContract",
+            ],
             exclude: ["Fixtures"]
         ),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
@@ -180,16 +189,17 @@ let package = Package(
             "GateTests",
             [
                 "Gate", "AppAttest", "PlayIntegrity", "SimulatedDevice", "TestSupport", "DynamoDB", "AWSJSON",
-                "HTTPClient", "Crypto", "CivilTime", "AttestCore",
+                "HTTPClient", "Crypto", "CivilTime", "AttestCore", "WireContract",
             ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
         tests("CBORTests", ["CBOR"]),
         tests("DialectsTests", ["Dialects", "AttestCore"]),
-        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "Crypto", "AttestCore"]),
+        tests("WireContractTests", ["WireContract", "Crypto", "AttestCore"]),
+        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
-            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "AttestCore"],
+            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "AttestCore"],
             exclude: ["Fixtures"]
         ),
         tests("AWSJSONTests", ["AWSJSON", "SecretsManager", "SigV4", "HTTPClient", "TestSupport", "AttestCore"]),
@@ -199,20 +209,29 @@ let package = Package(
             ["LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"],
             exclude: ["Fixtures"]
         ),
-        tests("DeviceCheckTests", ["DeviceCheck", "HTTPClient", "Crypto", "CivilTime", "AttestCore", "TestSupport"]),
-        tests("AppTests", ["App", "Gate", "Dialects", "LambdaRuntime", "HTTPClient", "AttestCore", "TestSupport"]),
+        tests(
+            "DeviceCheckTests",
+            ["DeviceCheck", "HTTPClient", "Crypto", "CryptoTestSupport", "CivilTime", "AttestCore", "TestSupport"]
+        ),
+        tests(
+            "AppTests",
+            ["App", "Gate", "Dialects", "LambdaRuntime", "WireContract", "HTTPClient", "AttestCore", "TestSupport"]
+        ),
         tests(
             "BootstrapTests",
-            ["TestSupport", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
+            ["TestSupport", "WireContract", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
             exclude: ["Fixtures"]
         ),
         tests(
             "AttestationFlowTests",
             [
                 "AppTestSupport", "App", "SimulatedDevice", "TestSupport", "DynamoDB", "HTTPClient", "Crypto",
-                "CivilTime", "AttestCore", "AppAttest", "DeviceCheck",
+                "CryptoTestSupport", "WireContract", "CivilTime", "AttestCore", "AppAttest", "DeviceCheck",
             ]
         ),
-        tests("SpendFlowTests", ["AppTestSupport", "TestSupport", "DynamoDB", "CivilTime", "AttestCore"]),
+        tests(
+            "SpendFlowTests",
+            ["AppTestSupport", "TestSupport", "WireContract", "DynamoDB", "CivilTime", "AttestCore"]
+        ),
     ]
 )

@@ -97,6 +97,22 @@ import Testing
         #expect(try #require(transport.requests.first?.timeout) <= .milliseconds(2500))
     }
 
+    /// A transport whose own timer fires (an attempt's timeout capped by the deadline) just before the
+    /// deadline race would: the call still ends as `aws.deadline_exceeded`, never as a plain timeout.
+    final class TimesOutAtItsTimeout: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            try await Task.sleep(for: (request.timeout ?? .zero) - .milliseconds(15))
+            throw HTTPError(.timeout, detail: "Operation timed out")
+        }
+    }
+
+    @Test func aTimeoutAtTheDeadlineIsTheDeadline() async {
+        let client = Fixture.client(TimesOutAtItsTimeout())
+        await #expect(throws: AWSError(.deadlineExceeded)) {
+            try await client.call("GetItem", input, deadline: .after(.milliseconds(300)))
+        }
+    }
+
     @Test func retryAfterBeyondTheDeadlineEndsTheCall() async {
         let throttled = Fixture.error(400, "ThrottlingException", headers: [HTTPHeader("Retry-After", "30")])
         let transport = ScriptedTransport([.respond(throttled), .respond(Fixture.ok("{}"))])
@@ -119,10 +135,10 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
-    @Test func resendHookSendsALandedRequestAgain() async throws {
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+    @Test func aResendingTransportSendsALandedRequestAgain() async throws {
         let transport = ScriptedTransport([.respond(Fixture.ok(#"{"n":1}"#)), .respond(Fixture.ok(#"{"n":2}"#))])
-        let client = Fixture.client(transport, Fixture.dynamoDB().with(resendHook: hook))
+        let hook = ResendingTransport(transport, resending: ["UpdateItem"])
+        let client = Fixture.client(hook, Fixture.dynamoDB())
         let output = try await client.call("UpdateItem", input, deadline: .after(.seconds(60)))
         #expect(output["n"]?.intValue == 2)  // the first answer was dropped, as if lost
         #expect(transport.requests.count == 2)

@@ -1,4 +1,5 @@
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import SimulatedDevice
 import Testing

@@ -4,7 +4,9 @@ import FoundationEssentials
 import Gate
 import LambdaRuntime
 import Synchronization
+import TestSupport
 import Testing
+import WireContract
 
 /// Records the metered request it receives.
 final class RecordingPipeline: MeteredPipeline {
@@ -20,7 +22,7 @@ final class RecordingPipeline: MeteredPipeline {
         -> MeteredResponse
     {
         seen.withLock { $0.append((request, route, deadline.remaining)) }
-        return MeteredResponse(status: 200, headers: ["x-quota-remaining": "3"], body: Array("ok".utf8))
+        return MeteredResponse(status: 200, headers: [WireHeader.quotaRemaining.key: "3"], body: Array("ok".utf8))
     }
 }
 
@@ -61,11 +63,11 @@ final class RecordingPipeline: MeteredPipeline {
             try await handler(pipeline).handle(event(claims: #"{"sub":"user-1","plan":"paid"}"#), context: context)
         )
         #expect(out["statusCode"] == .int(200))
-        #expect(out["headers"]?["x-quota-remaining"] == .string("3"))
+        #expect(out["headers"]?[WireHeader.quotaRemaining.key] == .string("3"))
         let (request, route, remaining) = try #require(pipeline.seen.withLock { $0.first })
         #expect(route.feature == "tutor")
         #expect(request.rawPath == "/v1/tutor/d1/c1")
-        #expect(request.header("X-Attest-Challenge") == "c")
+        #expect(request.header(WireHeader.challenge.name) == "c")
         #expect(request.body == Array("hi".utf8))
         #expect(request.userSub == "user-1")
         #expect(request.paid)

@@ -2,6 +2,7 @@ import AttestCore
 import Gate
 import LambdaRuntime
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import App

@@ -10,7 +10,7 @@ import Testing
 @Suite struct AndroidDeviceActivityFlowTests {
     /// Two enforce routes: `/v1/generate` with the default maximum, `/v1/strict` with `LEVEL_1`.
     static func start() async throws -> (GateTestApp, FakeGoogleProcess) {
-        let fake = try FakeGoogleProcess(serviceAccountJSON: try FakePlay.serviceAccountJSON())
+        let fake = try await FakeGoogleProcess.start(serviceAccountJSON: try FakePlay.serviceAccountJSON())
         do {
             guard case .object(var strict) = GateTestApp.routeEntry(path: "/v1/strict", mode: "enforce") else {
                 throw GateTestError("route entry is not an object")

@@ -6,6 +6,7 @@ import FoundationEssentials
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 /// Issue 6 through the real router: Play Integrity against `local-harness/fake_google.py` (token
 /// endpoint that checks our RS256 JWT, decode endpoint with registered verdicts) and moto, enforce mode.
@@ -16,7 +17,7 @@ import Testing
         _ extra: [String: String?] = [:],
         clock: TestClock = TestClock()
     ) async throws -> (GateTestApp, FakeGoogleProcess) {
-        let fake = try FakeGoogleProcess(serviceAccountJSON: try FakePlay.serviceAccountJSON())
+        let fake = try await FakeGoogleProcess.start(serviceAccountJSON: try FakePlay.serviceAccountJSON())
         do {
             var settings = FakePlay.settings(fake)
             for (name, value) in extra { settings[name] = value }
@@ -67,7 +68,7 @@ import Testing
                 #expect(response.json?["upstream"] == .string("fake"))
                 #expect(app.decisions.last?["outcome"] == .string("genuine"))
                 #expect(app.decisions.last?["proof"] == .string("play_integrity"))
-                challenge = try #require(response.header("x-attest-next-challenge"))
+                challenge = try #require(response.header(WireHeader.nextChallenge.key))
             }
             // One access token for all three (cached), three decodes, three budget units.
             #expect(try await Self.stat(fake, "tokens_issued") == 1)
@@ -270,7 +271,7 @@ import Testing
             // Replayed with a fresh challenge of the same device: the token's requestHash no longer matches.
             let fresh = try await client.androidCall(deviceID: android.deviceID)
             var headers = fresh.headers()
-            headers["X-Play-Integrity-Token"] = android.token
+            headers[WireHeader.playIntegrityToken.name] = android.token
             let response = try await client.execute(fresh.path, headers: headers, body: fresh.body)
             Self.expectRefused(response, app, reason: "play.request_hash_mismatch")
         }
@@ -287,7 +288,7 @@ import Testing
                 try await client.registerGenuineVerdict(android, on: fake)
                 let response = try await client.send(android)
                 #expect(response.status == 200, "call \(call)")
-                challenge = response.header("x-attest-next-challenge")
+                challenge = response.header(WireHeader.nextChallenge.key)
             }
             #expect(try await Self.stat(fake, "decode_requests") == 30)
             let android = try await client.androidCall(deviceID: deviceID, challenge: challenge)

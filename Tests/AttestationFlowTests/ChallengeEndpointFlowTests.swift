@@ -1,7 +1,9 @@
 import AppTestSupport
 import AttestCore
 import FoundationEssentials
+import TestSupport
 import Testing
+import WireContract
 
 /// Issue 5 point 1 through the router: challenges are single-use per device ID at key registration too,
 /// and issuing is bounded per device ID without ever starving a device in the middle of its calls.
@@ -56,7 +58,7 @@ import Testing
             for _ in 1...3 {
                 let response = try await client.metered(&phone)
                 #expect(response.status == 200)
-                #expect(response.header("x-attest-next-challenge") != nil)
+                #expect(response.header(WireHeader.nextChallenge.key) != nil)
             }
         }
     }

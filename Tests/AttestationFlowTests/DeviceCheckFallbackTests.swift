@@ -3,12 +3,14 @@ import AppTestSupport
 import AttestCore
 import CivilTime
 import Crypto
+import CryptoTestSupport
 import DynamoDB
 import FoundationEssentials
 import HTTPClient
 import SimulatedDevice
 import TestSupport
 import Testing
+import WireContract
 
 /// Issue 6, the seed's recorded DEF-6 bugs as regression tests through the router (enforce mode).
 @Suite struct DeviceCheckFallbackTests {
@@ -22,7 +24,7 @@ import Testing
                 let deviceID = randomDeviceID()
                 let response = try await client.execute(
                     "/v1/generate",
-                    headers: ["X-Device-ID": deviceID, "X-Device-Check-Token": token],
+                    headers: [WireHeader.deviceID.name: deviceID, WireHeader.deviceCheckToken.name: token],
                     body: Array("{}".utf8)
                 )
                 #expect(response.status == 403)
@@ -78,7 +80,7 @@ import Testing
             rejected.append(("no registered key", headers, "appattest.no_registered_key"))
 
             for (name, var headers, reason) in rejected {
-                headers["X-Device-Check-Token"] = Self.deviceCheckToken
+                headers[WireHeader.deviceCheckToken.name] = Self.deviceCheckToken
                 let response = try await client.execute("/v1/generate", headers: headers, body: body)
                 #expect(response.status == 403, "\(name)")
                 #expect(app.decisions.last?["proof"] == .string("app_attest"), "\(name)")
@@ -89,7 +91,10 @@ import Testing
 
             // Nor over a Play Integrity rejection (a token Google does not know).
             let android = try await client.androidCall(deviceID: randomDeviceID())
-            let response = try await client.send(android, headers: ["X-Device-Check-Token": Self.deviceCheckToken])
+            let response = try await client.send(
+                android,
+                headers: [WireHeader.deviceCheckToken.name: Self.deviceCheckToken]
+            )
             #expect(response.status == 403)
             #expect(app.decisions.last?["reason"] == .string("play.decode_invalid_token"))
             #expect(try await deviceCheckRequests() == 1)
@@ -105,7 +110,7 @@ struct DeviceCheckRig {
 
     init(optIn: Bool = true, budget: Int? = nil, onUnavailable: String = "allow") async throws {
         let deviceCheckKey = try P256PrivateKey()
-        fake = try FakeGoogleProcess(
+        fake = try await FakeGoogleProcess.start(
             serviceAccountJSON: try FakePlay.serviceAccountJSON(),
             deviceCheckKeyPEM: deviceCheckKey.pemRepresentation,
             extraArguments: ["--devicecheck-key-id", "DCKEY12345", "--devicecheck-team-id", GateTestApp.teamID]
@@ -143,10 +148,10 @@ struct DeviceCheckRig {
         challenge: String? = nil,
         timeLeft: TimeInterval = 15
     ) async throws -> GateTestResponse {
-        var headers = ["X-Device-ID": deviceID, "X-Device-Check-Token": token]
+        var headers = [WireHeader.deviceID.name: deviceID, WireHeader.deviceCheckToken.name: token]
         var challengeText = challenge ?? ""
         if challenge == nil { challengeText = try await client.challenge(deviceID: deviceID) }
-        if !challengeText.isEmpty { headers["X-Attest-Challenge"] = challengeText }
+        if !challengeText.isEmpty { headers[WireHeader.challenge.name] = challengeText }
         return try await client.execute("/v1/generate", headers: headers, body: Array("{}".utf8), timeLeft: timeLeft)
     }
 }
@@ -186,7 +191,7 @@ struct DeviceCheckRig {
             let passed = try await rig.deviceCheckOnly(client, deviceID: deviceID, challenge: own)
             #expect(passed.status == 200)
             #expect(rig.app.decisions.last?["proof"] == .string("device_check"))
-            #expect(passed.header("x-attest-next-challenge") != nil)
+            #expect(passed.header(WireHeader.nextChallenge.name) != nil)
             // The same challenge again is spent: refused before Apple.
             let again = try await rig.deviceCheckOnly(client, deviceID: deviceID, challenge: own)
             #expect(again.status == 403)

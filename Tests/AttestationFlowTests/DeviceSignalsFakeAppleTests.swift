@@ -2,6 +2,7 @@ import AppAttest
 import AttestCore
 import CivilTime
 import Crypto
+import CryptoTestSupport
 import DeviceCheck
 import FoundationEssentials
 import HTTPClient

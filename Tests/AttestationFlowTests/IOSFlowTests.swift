@@ -1,6 +1,8 @@
 import AppTestSupport
 import AttestCore
+import TestSupport
 import Testing
+import WireContract
 
 /// Issue 5 through the real router against moto: a genuine simulated iPhone end to end.
 @Suite struct IOSFlowTests {
@@ -18,10 +20,10 @@ import Testing
                 let response = try await client.metered(&phone)
                 #expect(response.status == 200, "call \(call): \(response.error ?? "")")
                 #expect(response.json?["upstream"] == .string("fake"))
-                #expect(response.header("x-quota-remaining") == String(100 - call))
+                #expect(response.header(WireHeader.quotaRemaining.key) == String(100 - call))
                 let next = try #require(phone.nextChallenge, "call \(call) carries the next challenge")
                 #expect(Bytes.fromBase64(next)?.count == 32)
-                #expect(Int64(response.header("x-attest-next-challenge-expires") ?? "") ?? 0 > 0)
+                #expect(Int64(response.header(WireHeader.nextChallengeExpires.key) ?? "") ?? 0 > 0)
                 #expect(seen.insert(next).inserted)
                 if call > 1 { #expect(usedChallenge != nil) }
             }

@@ -5,6 +5,7 @@ import FoundationEssentials
 import SimulatedDevice
 import TestSupport
 import Testing
+import WireContract
 
 /// Issue 5: races (moto serialises each request behind one lock, as DynamoDB does per item, so only our
 /// conditions decide), resends after lost answers, and challenge binding, through the real router.
@@ -73,7 +74,7 @@ import Testing
                 // Challenge spend and counter advance, each resent: accepted, counted once.
                 let response = try await client.metered(&phone)
                 #expect(response.status == 200, "call \(call): \(app.decisions.last?["reason"] ?? .null)")
-                #expect(response.header("x-quota-remaining") == String(100 - call))
+                #expect(response.header(WireHeader.quotaRemaining.key) == String(100 - call))
             }
             #expect(app.decisions.map { $0["outcome"]?.stringValue } == ["genuine", "genuine", "genuine"])
             let key = try #require(try await app.row("DEVICE#\(phone.deviceID)", "ATTEST_KEY"))
@@ -96,7 +97,7 @@ import Testing
                 let body = Array(#"{"prompt":"\#(call)"}"#.utf8)
                 let response = try await client.metered(&phone, body: body, binding: "challenge")
                 #expect(response.status == 200)
-                #expect(response.header("x-attest-next-challenge") != nil)
+                #expect(response.header(WireHeader.nextChallenge.key) != nil)
             }
             // The seed's trade-off: only the challenge is signed, so the body is not covered...
             let challenge = try #require(phone.nextChallenge)

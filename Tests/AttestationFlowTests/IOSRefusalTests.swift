@@ -4,7 +4,9 @@ import Crypto
 import DynamoDB
 import FoundationEssentials
 import SimulatedDevice
+import TestSupport
 import Testing
+import WireContract
 
 /// Issue 5, refused: every way a proof can fail to hold, through the real router in enforce mode.
 /// Each refusal is the same `403 attestation_required`; the decision line says why (the reason slug is
@@ -122,18 +124,18 @@ import Testing
             var phone = try await Self.registered(client)
             let challenge = try client.challengeOf(phone)
             let body = Array(#"{"prompt":"again"}"#.utf8)
-            let clientData = ClientDataDocument(challenge: challenge, method: "POST", path: "/v1/generate", body: body)
+            let clientData = ClientData(challenge: challenge, method: "POST", path: "/v1/generate", body: body)
             // A fresh challenge and a correct signature, but the counter the server already accepted.
             let assertion = try phone.device.assertion(
                 phone.key,
                 counter: phone.key.counter,
-                clientDataHash: clientData.clientDataHash
+                clientDataHash: clientData.appAttestClientDataHash
             )
             let headers = [
-                "X-Device-ID": phone.deviceID, "X-Attest-Challenge": challenge,
-                "X-App-Attest-Key-Id": Bytes.base64(phone.key.keyId),
-                "X-App-Attest-Assertion": Bytes.base64(assertion),
-                "X-Attest-Client-Data": Bytes.base64(clientData.bytes),
+                WireHeader.deviceID.name: phone.deviceID, WireHeader.challenge.name: challenge,
+                WireHeader.appAttestKeyID.name: Bytes.base64(phone.key.keyId),
+                WireHeader.appAttestAssertion.name: Bytes.base64(assertion),
+                WireHeader.clientData.name: clientData.header,
             ]
             #expect(try await client.execute("/v1/generate", headers: headers, body: body).status == 200)
             let replayed = try await client.execute("/v1/generate", headers: headers, body: body)
@@ -161,13 +163,13 @@ import Testing
             // Client data rewritten to match the new body: the signature no longer covers it.
             let challenge = try await client.challenge(deviceID: phone.deviceID)
             headers = try client.proofHeaders(&phone, path: "/v1/generate", body: signedBody, challenge: challenge)
-            let rewritten = ClientDataDocument(
+            let rewritten = ClientData(
                 challenge: challenge,
                 method: "POST",
                 path: "/v1/generate",
                 body: otherBody
             )
-            headers["X-Attest-Client-Data"] = Bytes.base64(rewritten.bytes)
+            headers[WireHeader.clientData.name] = rewritten.header
             let forged = try await client.execute("/v1/generate", headers: headers, body: otherBody)
             Self.expectRefused(forged, app, reason: "appattest.assertion_bad_signature")
         }

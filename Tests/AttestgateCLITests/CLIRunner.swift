@@ -1,8 +1,9 @@
 import Glibc
+import TestSupport
 
 /// Runs the built `attestgate` binary (next to the test bundle) with arguments, stdin and environment.
 enum CLIRunner {
-    struct Outcome {
+    struct Outcome: Sendable {
         let status: Int32
         let stdout: String
         let stderr: String
@@ -18,7 +19,13 @@ enum CLIRunner {
         return path + "attestgate"
     }()
 
-    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) -> Outcome {
+    /// Runs the command to its end; the spawn, the pipes and `waitpid` block a thread of their own
+    /// (`offThePool`), never the cooperative pool, so the suites may run in parallel.
+    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) async -> Outcome {
+        await offThePool("attestgate-cli") { runBlocking(arguments, stdin: stdin, environment: environment) }
+    }
+
+    private static func runBlocking(_ arguments: [String], stdin: [UInt8], environment: [String: String]) -> Outcome {
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]

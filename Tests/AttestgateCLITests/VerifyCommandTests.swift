@@ -6,8 +6,7 @@ import SimulatedDevice
 import Testing
 
 /// `attestgate verify-attestation` / `verify-assertion` run as a real process (docs/api.md §4).
-/// Serialized: each run blocks a thread in `waitpid`, and the pool has only as many threads as cores.
-@Suite(.serialized) struct VerifyCommandTests {
+@Suite struct VerifyCommandTests {
     static func fixture(_ name: String) -> JSONValue {
         var path = #filePath
         while let last = path.last, last != "/" { path.removeLast() }
@@ -28,8 +27,8 @@ import Testing
 
     var guideStdin: [UInt8] { Array((guide["attestation_b64"]?.stringValue ?? "").utf8) + [0x0a] }
 
-    @Test func acceptsApplesSampleAtItsTime() throws {
-        let outcome = CLIRunner.run(
+    @Test func acceptsApplesSampleAtItsTime() async throws {
+        let outcome = await CLIRunner.run(
             guideArguments([
                 "--client-data-hash", guide["client_data_hash_b64"]?.stringValue ?? "", "--at", "2026-04-21T18:13:12Z",
             ]),
@@ -52,8 +51,8 @@ import Testing
         "2026-04-21T18:13:12+00:00", "2026-04-21T18:13:12.5Z", "2026-04-22T03:13:12+09:00",
         "2026-04-21T13:13:12.125-05:00",
     ])
-    func atAcceptsISO8601WithAnOffsetOrFractions(_ at: String) {
-        let outcome = CLIRunner.run(
+    func atAcceptsISO8601WithAnOffsetOrFractions(_ at: String) async {
+        let outcome = await CLIRunner.run(
             guideArguments(["--client-data-hash", guide["client_data_hash_b64"]?.stringValue ?? "", "--at", at]),
             stdin: guideStdin
         )
@@ -61,8 +60,8 @@ import Testing
         #expect(Self.json(outcome.stdout)["result"]?.stringValue == "accepted")
     }
 
-    @Test func rejectsItWithTheRealClockAndNamesTheReason() {
-        let outcome = CLIRunner.run(
+    @Test func rejectsItWithTheRealClockAndNamesTheReason() async {
+        let outcome = await CLIRunner.run(
             guideArguments(["--client-data-hash", guide["client_data_hash_b64"]?.stringValue ?? ""]),
             stdin: guideStdin
         )
@@ -73,9 +72,9 @@ import Testing
         )
     }
 
-    @Test func challengeIsHashedForDevelopmentCaptures() {
+    @Test func challengeIsHashedForDevelopmentCaptures() async {
         let capture = Self.fixture("veehaitch-ios-14.4.json")
-        let outcome = CLIRunner.run(
+        let outcome = await CLIRunner.run(
             [
                 "verify-attestation", "--team-id", "6MURL8TA57", "--bundle-id",
                 "de.vincent-haupert.apple-appattest-poc",
@@ -97,17 +96,17 @@ import Testing
         ["--client-data-hash", "AAAA", "--at", "2026-04-21T18:13:12+25:00"],
         ["--client-data-hash", "AAAA", "--unknown"],
     ])
-    func usageErrorsExitTwo(_ extra: [String]) {
-        let outcome = CLIRunner.run(guideArguments(extra), stdin: guideStdin)
+    func usageErrorsExitTwo(_ extra: [String]) async {
+        let outcome = await CLIRunner.run(guideArguments(extra), stdin: guideStdin)
         #expect(outcome.status == 2)
         #expect(outcome.stdout.isEmpty)
     }
 
-    @Test func unknownCommandExitsTwo() {
-        #expect(CLIRunner.run(["frobnicate"]).status == 2)
+    @Test func unknownCommandExitsTwo() async {
+        #expect(await CLIRunner.run(["frobnicate"]).status == 2)
     }
 
-    @Test func trustRootIsRefusedInProductionAndHonouredInDevelopment() throws {
+    @Test func trustRootIsRefusedInProductionAndHonouredInDevelopment() async throws {
         let now = Date()
         let authority = try SimulatedAppleCA(now: now)
         let path = "/tmp/attestgate-cli-test-root-\(getpid()).pem"
@@ -128,20 +127,24 @@ import Testing
             "--trust-root", path,
         ]
         for environment in [[:], ["ATTESTGATE_ENV": "production"]] {
-            let refused = CLIRunner.run(arguments, stdin: attestation, environment: environment)
+            let refused = await CLIRunner.run(arguments, stdin: attestation, environment: environment)
             #expect(refused.status == 2)
             #expect(refused.stderr.contains("--trust-root"))
         }
-        let accepted = CLIRunner.run(arguments, stdin: attestation, environment: ["ATTESTGATE_ENV": "development"])
+        let accepted = await CLIRunner.run(
+            arguments,
+            stdin: attestation,
+            environment: ["ATTESTGATE_ENV": "development"]
+        )
         #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
         #expect(Self.json(accepted.stdout)["keyId"]?.stringValue == Bytes.base64(key.keyId))
     }
 
-    @Test func verifiesAFixtureAssertionAndRefusesItsReplay() throws {
+    @Test func verifiesAFixtureAssertionAndRefusesItsReplay() async throws {
         let capture = Self.fixture("bas-d-appattest.json")
         let assertion = try #require(capture["assertions"]?.arrayValue?.first)
-        func run(counter: String) -> CLIRunner.Outcome {
-            CLIRunner.run(
+        func run(counter: String) async -> CLIRunner.Outcome {
+            await CLIRunner.run(
                 [
                     "verify-assertion", "--team-id", "35MFYY2JY5", "--bundle-id", "co.chiff.attestation-test",
                     "--public-key", assertion["public_key_x963_b64"]?.stringValue ?? "", "--counter", counter,
@@ -150,12 +153,12 @@ import Testing
                 stdin: Array((assertion["assertion_b64"]?.stringValue ?? "").utf8)
             )
         }
-        let accepted = run(counter: "0")
+        let accepted = await run(counter: "0")
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(Self.json(accepted.stdout) == .object(["result": .string("accepted"), "counter": .int(3)]))
-        let replayed = run(counter: "3")
+        let replayed = await run(counter: "3")
         #expect(replayed.status == 1)
         #expect(Self.json(replayed.stdout)["reason"]?.stringValue == "appattest.assertion_counter_replay")
-        #expect(run(counter: "minus one").status == 2)
+        #expect(await run(counter: "minus one").status == 2)
     }
 }

@@ -1,13 +1,13 @@
 import AWSJSON
 import AttestCore
 import Crypto
-import Dispatch
 import DynamoDB
 import FoundationEssentials
 import Glibc
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 let bootstrapDynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
 
@@ -18,25 +18,20 @@ struct BootstrapTests {
     static let dynamoDBEndpoint = bootstrapDynamoDBEndpoint
     static let table = "attestgate-bootstrap-test"
 
-    /// Creates the table once for the suite (`create` is idempotent in our client's callers' eyes:
-    /// an existing table is fine).
-    static let tableReady: Void = {
-        let semaphore = DispatchSemaphore(value: 0)
-        Task {
-            let environment = try AWSEnvironment([
-                "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
-                "DYNAMODB_ENDPOINT": dynamoDBEndpoint ?? "",
-            ])
-            let client = DynamoDBClient(
-                configuration: DynamoDBClient.configuration(environment),
-                transport: CurlTransport(),
-                random: SecureRandom()
-            )
-            _ = try? await client.createTable(Table(name: table), deadline: .after(.seconds(10)))
-            semaphore.signal()
-        }
-        semaphore.wait()
-    }()
+    /// Creates the table once for the suite (an existing table is fine); awaited, never waited for on a
+    /// semaphore, so no thread of the cooperative pool blocks on it.
+    static let tableReady = Task {
+        let environment = try AWSEnvironment([
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": dynamoDBEndpoint ?? "",
+        ])
+        let client = DynamoDBClient(
+            configuration: DynamoDBClient.configuration(environment),
+            transport: CurlTransport(),
+            random: SecureRandom()
+        )
+        _ = try? await client.createTable(Table(name: table), deadline: .after(.seconds(10)))
+    }
 
     static let deviceID = "7d444840-9dc0-11d1-b245-5ffdce74fad2"
     static let key = "test-upstream-key-0123"
@@ -53,8 +48,8 @@ struct BootstrapTests {
         }
     }
 
-    static func environment(_ upstream: Upstream, _ extra: [String: String] = [:]) -> [String: String] {
-        _ = tableReady
+    static func environment(_ upstream: Upstream, _ extra: [String: String] = [:]) async -> [String: String] {
+        _ = await tableReady.result
         var env = [
             "ATTESTGATE_ENV": "development", "TABLE_NAME": table, "AWS_REGION": "us-east-1",
             "DYNAMODB_ENDPOINT": dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
@@ -78,11 +73,13 @@ struct BootstrapTests {
 
     @Test func httpV2EventIsRoutedToTheUpstream() async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream))
+        let harness = try await LocalHarness(environment: await Self.environment(upstream))
         let response = try await harness.request(
             "POST",
             "/v1/generate",
-            headers: [HTTPHeader("X-Device-ID", Self.deviceID), HTTPHeader("Content-Type", "application/json")],
+            headers: [
+                HTTPHeader(WireHeader.deviceID.name, Self.deviceID), HTTPHeader("Content-Type", "application/json"),
+            ],
             body: #"{"prompt":"hi"}"#
         )
         #expect(response.status == 200)
@@ -99,7 +96,7 @@ struct BootstrapTests {
 
     @Test func signedInCallersComeThroughTheHarnessClaimsHeader() async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream))
+        let harness = try await LocalHarness(environment: await Self.environment(upstream))
         // No X-Device-ID: a guest is refused, a caller with a JWT `sub` (API Gateway's authorizer, here
         // the harness's X-Harness-JWT-Claims) is served and metered on the user.
         let guest = try await harness.request("POST", "/v1/generate", body: "{}")
@@ -118,8 +115,8 @@ struct BootstrapTests {
 
     @Test func pathParametersAndUnknownRoutes() async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream))
-        let headers = [HTTPHeader("X-Device-ID", Self.deviceID)]
+        let harness = try await LocalHarness(environment: await Self.environment(upstream))
+        let headers = [HTTPHeader(WireHeader.deviceID.name, Self.deviceID)]
         let tutor = try await harness.request("POST", "/v1/tutor/deck-1/card-2", headers: headers, body: "{}")
         #expect(tutor.status == 200)
         #expect(upstream.server.requests.last?.path == "/tutor")
@@ -143,7 +140,7 @@ struct BootstrapTests {
     ])
     func v1AndRESTEventsAnswerInTheirShape(fixture: String) async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream))
+        let harness = try await LocalHarness(environment: await Self.environment(upstream))
         let event = try JSONValue.parse(Fixture.bytes(fixture))
             .setting("httpMethod", .string("POST"))
             .setting("path", .string("/v1/generate"))
@@ -159,7 +156,7 @@ struct BootstrapTests {
 
     @Test func malformedEventIsA400NeverAnError() async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream))
+        let harness = try await LocalHarness(environment: await Self.environment(upstream))
         for event in ["{not json", #"{"hello":"world"}"#] {
             let result = try await harness.invoke(Array(event.utf8))
             #expect(result["outcome"] == .string("response"))
@@ -172,7 +169,7 @@ struct BootstrapTests {
 
     @Test func aThrowingHandlerIsReportedAndTheNextEventIsServed() async throws {
         let upstream = try Self.echoUpstream()
-        let harness = try await LocalHarness(environment: Self.environment(upstream, ["_HANDLER": "diagnostics"]))
+        let harness = try await LocalHarness(environment: await Self.environment(upstream, ["_HANDLER": "diagnostics"]))
         let failed = try await harness.invoke(Array(#"{"diagnostics":"throw"}"#.utf8))
         #expect(failed["outcome"] == .string("error"))
         #expect(failed["errorType"] == .string("RequestedFailure"))
@@ -189,7 +186,7 @@ struct BootstrapTests {
     @Test func aMissedDeadlineDiscardsTheInstanceAndANewOneServes() async throws {
         let upstream = try Self.echoUpstream()
         let harness = try await LocalHarness(
-            environment: Self.environment(upstream, ["_HANDLER": "diagnostics"]),
+            environment: await Self.environment(upstream, ["_HANDLER": "diagnostics"]),
             deadlineMs: 800
         )
         let late = try await harness.invoke(Array(#"{"diagnostics":"sleep","ms":5000}"#.utf8))
@@ -204,7 +201,7 @@ struct BootstrapTests {
 
     @Test func diagnosticsHandlerIsRefusedInProduction() async throws {
         let upstream = try Self.echoUpstream()
-        let env = Self.environment(upstream, ["_HANDLER": "diagnostics", "ATTESTGATE_ENV": "production"])
+        let env = await Self.environment(upstream, ["_HANDLER": "diagnostics", "ATTESTGATE_ENV": "production"])
         let harness = try await LocalHarness(environment: env)
         let exited = try await harness.eventually {
             try await harness.get("/instances").arrayValue?.first?["exitCodes"]?.arrayValue?.isEmpty == false
@@ -216,7 +213,10 @@ struct BootstrapTests {
 
     @Test func initFailureIsPostedAndTheProcessExitsNonZero() async throws {
         let upstream = try Self.echoUpstream()
-        var env = Self.environment(upstream, ["APP_ATTEST_ENVIRONMENT": "development", "ATTESTGATE_ENV": "production"])
+        var env = await Self.environment(
+            upstream,
+            ["APP_ATTEST_ENVIRONMENT": "development", "ATTESTGATE_ENV": "production"]
+        )
         env["TABLE_NAME"] = nil
         let harness = try await LocalHarness(environment: env)
         let exited = try await harness.eventually {
@@ -238,13 +238,13 @@ struct BootstrapTests {
     @Test func anOutboundCallIsCutAtTheDeadlineAndAnswers504() async throws {
         let upstream = try Upstream { _ in .hang(seconds: 30) }
         defer { upstream.server.stop() }
-        let harness = try await LocalHarness(environment: Self.environment(upstream), deadlineMs: 1500)
+        let harness = try await LocalHarness(environment: await Self.environment(upstream), deadlineMs: 1500)
         let clock = ContinuousClock()
         let start = clock.now
         let response = try await harness.request(
             "POST",
             "/v1/generate",
-            headers: [HTTPHeader("X-Device-ID", Self.deviceID)],
+            headers: [HTTPHeader(WireHeader.deviceID.name, Self.deviceID)],
             body: "{}"
         )
         let elapsed = clock.now - start
@@ -283,7 +283,7 @@ struct BootstrapTests {
             try await harness.request(
                 "POST",
                 "/v1/generate",
-                headers: [HTTPHeader("X-Device-ID", UUID().uuidString.lowercased())],
+                headers: [HTTPHeader(WireHeader.deviceID.name, UUID().uuidString.lowercased())],
                 body: #"{"hang":true}"#
             )
         }
@@ -316,7 +316,7 @@ struct BootstrapTests {
         let response = try await harness.request(
             "POST",
             "/v1/generate",
-            headers: [HTTPHeader("X-Device-ID", UUID().uuidString.lowercased())],
+            headers: [HTTPHeader(WireHeader.deviceID.name, UUID().uuidString.lowercased())],
             body: "{}"
         )
         #expect(response.status == 200)

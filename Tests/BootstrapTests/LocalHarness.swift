@@ -1,5 +1,4 @@
 import AttestCore
-import Dispatch
 import Glibc
 import HTTPClient
 import TestSupport
@@ -46,11 +45,8 @@ final class LocalHarness: Sendable {
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(key)=\(value)"] }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         process = try ChildProcess(arguments, environment: ["PATH": path, "LANG": "C.UTF-8"])
-        // Reading blocks until Python is up: do it off the cooperative pool.
-        let process = self.process
-        let first = await withCheckedContinuation { continuation in
-            DispatchQueue(label: "harness-ready").async { continuation.resume(returning: process.readLine()) }
-        }
+        // Reading waits until Python is up: `nextLine` does it off the cooperative pool.
+        let first = await process.nextLine()
         let line = try #require(first, "the harness did not start")
         let ready = try JSONValue.parse(Array(line.utf8))
         http = try #require(ready["http"]?.stringValue)

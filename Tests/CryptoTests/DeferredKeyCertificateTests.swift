@@ -1,3 +1,4 @@
+import CryptoTestSupport
 import FoundationEssentials
 import Testing
 

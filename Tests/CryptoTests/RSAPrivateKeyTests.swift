@@ -1,4 +1,5 @@
 import AttestCore
+import CryptoTestSupport
 import Testing
 
 @testable import Crypto
@@ -73,8 +74,9 @@ import Testing
     }
 
     @Test func generatedKeyRoundTripsThroughPKCS8PEM() throws {
-        let key = try RSAPrivateKey.generateForTesting()
-        let pem = try key.pkcs8PEMForTesting()
+        let generated = try GeneratedRSAKey()
+        let key = generated.key
+        let pem = generated.pkcs8PEM
         #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let reloaded = try RSAPrivateKey(pem: Array(pem.utf8))
         #expect(reloaded.publicKeyDER == key.publicKeyDER)

@@ -4,6 +4,7 @@ import Crypto
 import FoundationEssentials
 import Glibc
 import HTTPClient
+import TestSupport
 import Testing
 
 @testable import DeviceCheck

@@ -1,5 +1,6 @@
 import AttestCore
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import HTTPClient
 import Synchronization
@@ -215,7 +216,7 @@ struct StaticSecret: SecretSource {
 @Suite(.serialized) struct DeviceCheckFakeIntegrationTests {
     @Test func validationAgainstTheFake() async throws {
         let key = try P256PrivateKey()
-        let fake = try FakeGoogleProcess(
+        let fake = try await FakeGoogleProcess.start(
             serviceAccountJSON: nil,
             deviceCheckKeyPEM: key.pemRepresentation,
             extraArguments: ["--devicecheck-key-id", "KEYID56789", "--devicecheck-team-id", "TEAMID1234"]

@@ -1,5 +1,6 @@
 import AttestCore
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import HTTPClient
 import TestSupport

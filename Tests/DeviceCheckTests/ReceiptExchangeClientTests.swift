@@ -2,6 +2,7 @@ import AttestCore
 import Crypto
 import FoundationEssentials
 import HTTPClient
+import TestSupport
 import Testing
 
 @testable import DeviceCheck

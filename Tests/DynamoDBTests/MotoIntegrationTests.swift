@@ -4,6 +4,7 @@ import DynamoDB
 import FoundationEssentials
 import HTTPClient
 import Synchronization
+import TestSupport
 import Testing
 
 /// moto's server, from `DYNAMODB_ENDPOINT` (`make test` starts one through local-harness/with_moto.sh).
@@ -26,8 +27,12 @@ enum Moto {
         func count(_ operation: String) -> Int { sent.withLock { $0.filter { $0.hasSuffix("." + operation) }.count } }
     }
 
-    static func client(hook: ResendHook? = nil, transport: any HTTPTransport = CurlTransport()) -> DynamoDBClient {
-        Fixture.client(transport, endpoint: endpoint!, hook: hook)
+    /// A client on moto; `hook` (a `ResendingTransport`) replaces `transport` when given.
+    static func client(
+        hook: ResendingTransport? = nil,
+        transport: any HTTPTransport = CurlTransport()
+    ) -> DynamoDBClient {
+        Fixture.client(hook ?? transport, endpoint: endpoint!)
     }
 
     /// A fresh table (docs/api.md section 6 shape) for one test.

@@ -1,9 +1,11 @@
 import AWSJSON
 import AttestCore
 import DynamoDB
+import TestSupport
 import Testing
 
-/// The own-write helper against moto, with resends forced through `ResendHook` (docs/resend-harness.md).
+/// The own-write helper against moto, with resends forced through `ResendingTransport`
+/// (docs/resend-harness.md).
 @Suite(.enabled(if: Moto.endpoint != nil, Moto.skipMessage))
 struct OwnWriteIntegrationTests {
     let deadline = Deadline.after(.seconds(60))
@@ -26,7 +28,7 @@ struct OwnWriteIntegrationTests {
 
     @Test func resendOfALandedWriteIsRecognisedAndCountsOnce() async throws {
         let table = try await Moto.freshTable()
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let hook = ResendingTransport(resending: ["UpdateItem"])
         let client = Moto.client(hook: hook)
         let outcome = try await client.ownWriteUpdate(reserve(table), random: CountingRandom(), deadline: deadline)
         #expect(hook.resent == 1)
@@ -43,7 +45,7 @@ struct OwnWriteIntegrationTests {
         // Without the token, the same forced resend visibly counts twice: the hook really resends a write
         // that landed, so the test above can tell a broken implementation apart.
         let table = try await Moto.freshTable()
-        let client = Moto.client(hook: .firstSend(of: ["UpdateItem"]))
+        let client = Moto.client(hook: ResendingTransport(resending: ["UpdateItem"]))
         let write = reserve(table)
         try await client.updateItem(
             UpdateItem(table: table, key: write.key, update: write.update, condition: write.condition),
@@ -86,7 +88,7 @@ struct OwnWriteIntegrationTests {
         )
         let random = CountingRandom()
         #expect(try await client.ownWriteUpdate(spend, random: random, deadline: deadline) == .applied(attributes: nil))
-        let other = try await Moto.client(hook: .firstSend(of: ["UpdateItem"]))
+        let other = try await Moto.client(hook: ResendingTransport(resending: ["UpdateItem"]))
             .ownWriteUpdate(spend, random: random, deadline: deadline)
         guard case .refused(let row) = other else {
             Issue.record("a second spender must be refused, got \(other)")
@@ -102,7 +104,7 @@ struct OwnWriteIntegrationTests {
 
     @Test func ownWritePutRecognisesItsResend() async throws {
         let table = try await Moto.freshTable()
-        let hook = ResendHook.firstSend(of: ["PutItem"])
+        let hook = ResendingTransport(resending: ["PutItem"])
         let write = OwnWritePut(
             table: table,
             item: Fixture.key("APPATTEST_KEY#k1", "OWNER").merging(["device": .s("DEVICE#1")]) { $1 },

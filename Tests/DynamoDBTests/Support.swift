@@ -39,13 +39,12 @@ enum Fixture {
 
     static func client(
         _ transport: any HTTPTransport,
-        endpoint: String = "http://127.0.0.1:9",
-        hook: ResendHook? = nil
+        endpoint: String = "http://127.0.0.1:9"
     )
         -> DynamoDBClient
     {
         DynamoDBClient(
-            configuration: configuration(endpoint: endpoint).with(resendHook: hook),
+            configuration: configuration(endpoint: endpoint),
             transport: transport,
             random: ConstantRandom()
         )

@@ -1,6 +1,7 @@
 import AttestCore
 import Crypto
 import Testing
+import WireContract
 
 @testable import Gate
 
@@ -14,11 +15,7 @@ import Testing
         path: String = "/v1/generate",
         body: [UInt8]? = nil
     ) -> String {
-        let json = JSONValue.object([
-            "challenge": .string(challenge ?? self.challenge), "method": .string(method), "path": .string(path),
-            "bodySHA256": .string(Bytes.hex(Digest.sha256(body ?? self.body))),
-        ])
-        return Bytes.base64(json.serializedBytes)
+        ClientData(challenge: challenge ?? self.challenge, method: method, path: path, body: body ?? self.body).header
     }
 
     @Test func matchingRequestPassesAndHashesTheExactBytes() throws {
@@ -63,9 +60,9 @@ import Testing
 
     @Test func challengeBindingHashesMatchTheSeed() {
         // docs/api.md §2 (binding `challenge`): hex SHA-256 over "<deviceId>\n<challenge b64>".
-        let hash = BindingMode.challengeRequestHash(deviceID: "d", challengeBase64: "c")
+        let hash = ChallengeBinding.playRequestHash(deviceID: "d", challengeBase64: "c")
         #expect(hash == Bytes.hex(Digest.sha256(Array("d\nc".utf8))))
         #expect(hash.count == 64)
-        #expect(BindingMode.challengeClientDataHash(challenge: [1, 2]) == Digest.sha256([1, 2]))
+        #expect(ChallengeBinding.appAttestClientDataHash(challenge: [1, 2]) == Digest.sha256([1, 2]))
     }
 }

@@ -1,4 +1,5 @@
 import AttestCore
+import TestSupport
 import Testing
 
 @testable import Gate

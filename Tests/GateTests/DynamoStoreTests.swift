@@ -3,6 +3,7 @@ import AttestCore
 import CivilTime
 import DynamoDB
 import FoundationEssentials
+import TestSupport
 import Testing
 
 @testable import Gate
@@ -60,7 +61,7 @@ struct DynamoStoreTests {
     }
 
     @Test func aResentSpendStillCountsAsThisCallsSpend() async throws {
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let hook = ResendingTransport(resending: ["UpdateItem"])
         let table = try await MotoTable.make()
         let store = DynamoChallengeStore(table: table)
         let issued = try await store.issue(deviceID: device, replacingSpent: true, now: now)
@@ -105,7 +106,7 @@ struct DynamoStoreTests {
         #expect(try await store.advanceCounter(deviceID: device, keyId: key.keyId, to: 1))
         #expect(try await !store.advanceCounter(deviceID: device, keyId: key.keyId, to: 1))
         #expect(try await !store.advanceCounter(deviceID: device, keyId: [UInt8](repeating: 7, count: 32), to: 5))
-        let hook = ResendHook.firstSend(of: ["UpdateItem"])
+        let hook = ResendingTransport(resending: ["UpdateItem"])
         let resending = DynamoAppAttestKeyStore(table: try MotoTable.sibling(of: table, hook: hook))
         #expect(try await resending.advanceCounter(deviceID: device, keyId: key.keyId, to: 2))
         #expect(hook.resent == 1)
@@ -133,7 +134,7 @@ struct DynamoStoreTests {
     }
 
     @Test func resentReservationsAndReleasesCountOnce() async throws {
-        let hook = ResendHook.firstSend(of: ["UpdateItem", "TransactWriteItems"])
+        let hook = ResendingTransport(resending: ["UpdateItem", "TransactWriteItems"])
         let table = try await MotoTable.make()
         let store = DynamoAllowanceStore(table: try MotoTable.sibling(of: table, hook: hook))
         let first = try #require(

@@ -4,7 +4,9 @@ import CivilTime
 import Crypto
 import FoundationEssentials
 import SimulatedDevice
+import TestSupport
 import Testing
+import WireContract
 
 @testable import Gate
 
@@ -71,19 +73,21 @@ struct IOSCallCostTests {
         var challenge = try await challenges.issue(deviceID: device, replacingSpent: false, now: now).bytes
         for _ in 0..<3 {
             let body = Array(#"{"photo":"page-1"}"#.utf8)
-            let clientData = JSONValue.object([
-                "challenge": .string(Bytes.base64(challenge)), "method": .string("POST"),
-                "path": .string("/v1/generate"),
-                "bodySHA256": .string(Bytes.hex(Digest.sha256(body))),
-            ]).serializedBytes
-            let assertion = try phone.assert(&key, clientDataHash: Digest.sha256(clientData))
+            let clientData = ClientData(
+                challenge: Bytes.base64(challenge),
+                method: "POST",
+                path: "/v1/generate",
+                body: body
+            )
+            let assertion = try phone.assert(&key, clientDataHash: clientData.appAttestClientDataHash)
             let request = MeteredRequest(
                 method: "POST",
                 rawPath: "/v1/generate",
                 headers: [
-                    "x-device-id": device, "x-attest-challenge": Bytes.base64(challenge),
-                    "x-app-attest-key-id": Bytes.base64(key.keyId), "x-app-attest-assertion": Bytes.base64(assertion),
-                    "x-attest-client-data": Bytes.base64(clientData),
+                    WireHeader.deviceID.key: device, WireHeader.challenge.key: Bytes.base64(challenge),
+                    WireHeader.appAttestKeyID.key: Bytes.base64(key.keyId),
+                    WireHeader.appAttestAssertion.key: Bytes.base64(assertion),
+                    WireHeader.clientData.key: clientData.header,
                 ],
                 body: body
             )
@@ -101,7 +105,7 @@ struct IOSCallCostTests {
             let sequential = try #require(line["ddbSequential"]?.intValue)
             #expect(requests <= 6, "DynamoDB requests per iOS metered call")
             #expect(sequential <= 4, "DynamoDB requests in sequence per iOS metered call")
-            challenge = try #require(response.headers["x-attest-next-challenge"].flatMap { Bytes.fromBase64($0) })
+            challenge = try #require(response.headers[WireHeader.nextChallenge.key].flatMap { Bytes.fromBase64($0) })
         }
     }
 }

@@ -2,7 +2,9 @@ import AttestCore
 import CivilTime
 import FoundationEssentials
 import Synchronization
+import TestSupport
 import Testing
+import WireContract
 
 @testable import Gate
 
@@ -49,7 +51,7 @@ import Testing
 
     func request(device: String? = nil, user: String? = nil, paid: Bool = false) -> MeteredRequest {
         var headers: [String: String] = [:]
-        if let device = device ?? (user == nil ? self.device : nil) { headers["x-device-id"] = device }
+        if let device = device ?? (user == nil ? self.device : nil) { headers[WireHeader.deviceID.key] = device }
         return MeteredRequest(
             method: "POST",
             rawPath: "/v1/generate",
@@ -113,8 +115,8 @@ import Testing
             deadline: .after(.seconds(5)),
             logger: s.logger
         )
-        #expect(first.status == 200 && first.headers["x-quota-remaining"] == "1")
-        #expect(first.headers["x-attest-next-challenge"] != nil)
+        #expect(first.status == 200 && first.headers[WireHeader.quotaRemaining.key] == "1")
+        #expect(first.headers[WireHeader.nextChallenge.key] != nil)
         _ = await s.call.handle(
             request(device: device.uppercased()),
             route: route,
@@ -221,7 +223,7 @@ import Testing
         let big = MeteredRequest(
             method: "POST",
             rawPath: "/v1/generate",
-            headers: ["x-device-id": "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
+            headers: [WireHeader.deviceID.key: "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
             body: Array(repeating: 0x20, count: 11)
         )
         let response = await s.call.handle(
@@ -279,7 +281,7 @@ struct UnavailableThenRejected: EvidenceSource {
         let request = MeteredRequest(
             method: "POST",
             rawPath: "/v1/generate",
-            headers: ["x-device-id": "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
+            headers: [WireHeader.deviceID.key: "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
             body: []
         )
         let response = await call.handle(

@@ -30,7 +30,7 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
     /// One per kind and test: the resend variant's hook, and where its table is.
     final class Fixture: Sendable {
         let kind: StoreKind
-        let hook = ResendHook.firstSend(of: ["UpdateItem", "PutItem"])
+        let hook = ResendingTransport(resending: ["UpdateItem", "PutItem"])
         let table: GateTable?
 
         init(_ kind: StoreKind) async throws {

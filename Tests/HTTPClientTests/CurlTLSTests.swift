@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import HTTPClient
 import TestSupport
@@ -39,16 +38,11 @@ import Testing
             ],
             environment: environment()
         )
-        let done = await withCheckedContinuation { continuation in
-            DispatchQueue(label: "openssl").async { continuation.resume(returning: openssl.readLine()) }
-        }
-        _ = done
-        openssl.terminate()
+        _ = await openssl.nextLine()
+        await openssl.stop()
         try #require(access(cert, R_OK) == 0, "openssl did not write a certificate")
         let server = try ChildProcess(["python3", "-c", Self.server, cert, key], environment: environment())
-        let line = await withCheckedContinuation { continuation in
-            DispatchQueue(label: "tls-server").async { continuation.resume(returning: server.readLine()) }
-        }
+        let line = await server.nextLine()
         let port = try #require(line.flatMap { Int($0) }, "the TLS server did not start")
         return (server, port, cert)
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import LambdaRuntime
 import Synchronization
+import TestSupport
 import Testing
 
 /// Echoes the event, throws on `throw`, and records what it saw.

@@ -1,6 +1,7 @@
 import AttestCore
 import FoundationEssentials
 import LambdaRuntime
+import TestSupport
 import Testing
 
 @Suite struct RouterTests {

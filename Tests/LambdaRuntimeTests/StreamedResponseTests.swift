@@ -1,6 +1,7 @@
 import AttestCore
 import FoundationEssentials
 import LambdaRuntime
+import TestSupport
 import Testing
 
 /// Streams three chunks, or fails after the first one when the event says `fail`.

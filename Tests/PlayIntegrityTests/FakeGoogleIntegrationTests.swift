@@ -4,6 +4,7 @@ import FoundationEssentials
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 @testable import PlayIntegrity
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized) struct FakeGoogleIntegrationTests {
     static let deviceID = "7f1b6a3e-2c4d-4e5f-8a9b-0c1d2e3f4a5b"
     static let challenge = "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA="
-    static let expectedHash = PlayRequestHash.challengeBinding(deviceID: deviceID, challengeBase64: challenge)
+    static let expectedHash = ChallengeBinding.playRequestHash(deviceID: deviceID, challengeBase64: challenge)
 
     struct Rig {
         let fake: FakeGoogleProcess
@@ -22,8 +23,8 @@ import Testing
         let quotaStore = InMemoryDecodeQuotaStore()
         let verifier: PlayIntegrityVerifier
 
-        init(secretJSON: [UInt8] = TestServiceAccount.shared.json, decodeTimeout: Duration = .seconds(5)) throws {
-            fake = try FakeGoogleProcess(
+        init(secretJSON: [UInt8] = TestServiceAccount.shared.json, decodeTimeout: Duration = .seconds(5)) async throws {
+            fake = try await FakeGoogleProcess.start(
                 serviceAccountJSON: TestServiceAccount.shared.json,
                 fixtures: Fixture.directory
             )
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func genuineAndroidDevicePasses() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("genuine.token", now: now)
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func fixtureVerdictsServedByTheFakeAreRejected() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         for fixture in [
             "decode_classic_doc_example.json", "decode_standard_virtual_integrity.json", "decode_testing_response.json",
@@ -107,7 +108,7 @@ import Testing
     /// What the merge makes of it (rejected, counted as unavailable) is GateTests/ProviderMergeTests and
     /// AttestationFlowTests/AndroidFlowTests: the merge lives in Gate.
     @Test func googleDownIsUnavailable() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -123,7 +124,7 @@ import Testing
     }
 
     @Test func aHangingDecodeTimesOutAsUnavailable() async throws {
-        let rig = try Rig(decodeTimeout: .seconds(1))
+        let rig = try await Rig(decodeTimeout: .seconds(1))
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -132,7 +133,7 @@ import Testing
     }
 
     @Test func revokedKeyIsUnavailableWithoutSpendingBudgetOrReReadingTheSecret() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -151,7 +152,7 @@ import Testing
 
     @Test func aKeyGoogleDoesNotKnowIsRefusedByTheSignatureCheck() async throws {
         let stranger = try TestServiceAccount()
-        let rig = try Rig(secretJSON: stranger.json)
+        let rig = try await Rig(secretJSON: stranger.json)
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)
@@ -162,7 +163,7 @@ import Testing
     }
 
     @Test func thirtyFirstDecodeOfTheDayIsRefusedWithoutCallingGoogle() async throws {
-        let rig = try Rig()
+        let rig = try await Rig()
         defer { rig.fake.stop() }
         let now = SystemClock().now()
         try await rig.registerGenuine("t", now: now)

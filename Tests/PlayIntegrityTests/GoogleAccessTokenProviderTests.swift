@@ -1,8 +1,10 @@
 import AttestCore
 import Crypto
+import CryptoTestSupport
 import FoundationEssentials
 import HTTPClient
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import PlayIntegrity
@@ -14,20 +16,22 @@ struct TestServiceAccount: Sendable {
     static let email = "pi-decoder@test-project.iam.gserviceaccount.com"
     static let keyID = "0123456789abcdef0123456789abcdef01234567"
 
-    init() throws {
-        key = try RSAPrivateKey.generateForTesting()
+    /// - Parameter generated: the key; a fresh one when nil (a stranger's account).
+    init(generated: GeneratedRSAKey? = nil) throws {
+        let generated = try generated ?? GeneratedRSAKey()
+        key = generated.key
         json =
             JSONValue.object([
                 "type": .string("service_account"),
                 "project_id": .string("test-project"),
                 "private_key_id": .string(Self.keyID),
-                "private_key": .string(try key.pkcs8PEMForTesting()),
+                "private_key": .string(generated.pkcs8PEM),
                 "client_email": .string(Self.email),
                 "token_uri": .string("https://oauth2.googleapis.com/token"),
             ]).serializedBytes
     }
 
-    static let shared: TestServiceAccount = try! TestServiceAccount()
+    static let shared: TestServiceAccount = try! TestServiceAccount(generated: GeneratedRSAKey.shared())
 }
 
 @Suite struct GoogleAccessTokenProviderTests {

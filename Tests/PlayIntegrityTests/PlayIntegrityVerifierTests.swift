@@ -3,6 +3,7 @@ import FoundationEssentials
 import HTTPClient
 import TestSupport
 import Testing
+import WireContract
 
 @testable import PlayIntegrity
 
@@ -194,7 +195,7 @@ import Testing
         let result = await rig.verifier.verify(
             token: "t",
             deviceID: "device-1",
-            expectedRequestHash: PlayRequestHash.challengeBinding(deviceID: "device-1", challengeBase64: "AAAA"),
+            expectedRequestHash: ChallengeBinding.playRequestHash(deviceID: "device-1", challengeBase64: "AAAA"),
             now: Fixture.now
         )
         #expect(result == .rejected(.requestHashMismatch))

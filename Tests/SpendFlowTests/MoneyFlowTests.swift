@@ -6,6 +6,7 @@ import Glibc
 import Synchronization
 import TestSupport
 import Testing
+import WireContract
 
 /// One provider API as a route sees it: where it is called, what a client sends, what the provider
 /// answers (real-shaped, with usage 10 in / 20 out) and where the forwarded output cap is.
@@ -145,7 +146,11 @@ struct MoneyFlowTests {
     }
 
     static func call(_ client: GateTestClient, _ body: String) async throws -> GateTestResponse {
-        try await client.execute("/v1/ai", headers: ["X-Device-ID": randomDeviceID()], body: Array(body.utf8))
+        try await client.execute(
+            "/v1/ai",
+            headers: [WireHeader.deviceID.name: randomDeviceID()],
+            body: Array(body.utf8)
+        )
     }
 
     @Test(arguments: ProviderCase.all)

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Synchronization
 import TestSupport
 import Testing
+import WireContract
 
 /// A fake provider whose behaviour each test picks (issue 15: units come back only when it provably
 /// did not bill).
@@ -78,7 +79,7 @@ struct ReleaseFlowTests {
     ) async throws
         -> GateTestResponse
     {
-        try await client.execute("/v1/tutor/d/c", headers: ["X-Device-ID": device], body: body)
+        try await client.execute("/v1/tutor/d/c", headers: [WireHeader.deviceID.name: device], body: body)
     }
 
     @Test func aProviderStillWorkingPastTheTimeoutAnswers504AndKeepsBothUnits() async throws {
@@ -92,7 +93,7 @@ struct ReleaseFlowTests {
             upstream.behave(.slow200)
             let response = try await Self.call(client, device)
             #expect(response.status == 504 && response.error == "upstream_unavailable")
-            #expect(response.header("x-quota-remaining") == "49")
+            #expect(response.header(WireHeader.quotaRemaining.name) == "49")
         }
         #expect(upstream.received == 1)
         let (allowance, ceiling) = try await Self.counters(app, device)
@@ -121,7 +122,7 @@ struct ReleaseFlowTests {
         try await app.test { client in
             for _ in 0..<3 {
                 let response = try await Self.call(client, device)
-                #expect(response.status == 502 && response.header("x-quota-remaining") == "50")
+                #expect(response.status == 502 && response.header(WireHeader.quotaRemaining.name) == "50")
             }
         }
         let (allowance, ceiling) = try await Self.counters(app, device)

@@ -7,6 +7,7 @@ import Glibc
 import Synchronization
 import TestSupport
 import Testing
+import WireContract
 
 let spendFlowMoto = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
 
@@ -89,13 +90,13 @@ struct SpendFlowTests {
                 let id = randomDeviceID()
                 let enforced = try await client.execute(
                     "/v1/generate",
-                    headers: ["X-Device-ID": id],
+                    headers: [WireHeader.deviceID.name: id],
                     body: Array("{}".utf8)
                 )
                 #expect(enforced.status == 403 && enforced.error == "attestation_required")
                 let monitored = try await client.execute(
                     "/v1/tutor/d1/c1",
-                    headers: ["X-Device-ID": id],
+                    headers: [WireHeader.deviceID.name: id],
                     body: Array("{}".utf8)
                 )
                 #expect(monitored.status == 200)
@@ -117,12 +118,12 @@ struct SpendFlowTests {
             #expect(try await client.registerKey(device).status == 200)
             for expected in ["2", "1", "0"] {
                 let response = try await client.metered(&device)
-                #expect(response.status == 200 && response.header("x-quota-remaining") == expected)
+                #expect(response.status == 200 && response.header(WireHeader.quotaRemaining.key) == expected)
             }
             let refused = try await client.metered(&device)
             #expect(refused.status == 429 && refused.error == "quota_exhausted")
             #expect(Int(refused.header("retry-after") ?? "") ?? 0 > 0)
-            #expect(refused.header("x-attest-next-challenge") != nil)
+            #expect(refused.header(WireHeader.nextChallenge.key) != nil)
         }
         #expect(upstream.served == 3)
         #expect(app.decisions.last?["quota_exhausted"] == .int(1))
@@ -167,7 +168,7 @@ struct SpendFlowTests {
                     group.addTask {
                         try await client.execute(
                             "/v1/tutor/d/c",
-                            headers: ["X-Device-ID": randomDeviceID()],
+                            headers: [WireHeader.deviceID.name: randomDeviceID()],
                             body: Array("{}".utf8)
                         ).status
                     }
@@ -195,7 +196,7 @@ struct SpendFlowTests {
             for _ in 0..<10 {
                 let response = try await client.execute(
                     "/v1/tutor/d/c",
-                    headers: ["X-Device-ID": device],
+                    headers: [WireHeader.deviceID.name: device],
                     body: Array("{}".utf8)
                 )
                 #expect(response.status == 502 && response.error == "upstream_unavailable")
@@ -205,10 +206,10 @@ struct SpendFlowTests {
             upstream.fail(false)
             let recovered = try await client.execute(
                 "/v1/tutor/d/c",
-                headers: ["X-Device-ID": device],
+                headers: [WireHeader.deviceID.name: device],
                 body: Array("{}".utf8)
             )
-            #expect(recovered.status == 200 && recovered.header("x-quota-remaining") == "49")
+            #expect(recovered.status == 200 && recovered.header(WireHeader.quotaRemaining.key) == "49")
         }
         #expect(try await Self.ceilingUsed(app) == 1)
         #expect(try await Self.allowanceUsed(app, device: device, feature: "tutor") == 1)
@@ -228,14 +229,14 @@ struct SpendFlowTests {
             for _ in 0..<5 {
                 let response = try await client.execute(
                     "/v1/tutor/d/c",
-                    headers: ["X-Device-ID": device],
+                    headers: [WireHeader.deviceID.name: device],
                     body: Array("{}".utf8)
                 )
                 #expect(response.status == 200)
             }
             let over = try await client.execute(
                 "/v1/tutor/d/c",
-                headers: ["X-Device-ID": device],
+                headers: [WireHeader.deviceID.name: device],
                 body: Array("{}".utf8)
             )
             #expect(over.status == 503 && over.error == "daily_budget_exhausted")
@@ -254,7 +255,7 @@ struct SpendFlowTests {
         func call(_ client: GateTestClient) async throws -> GateTestResponse {
             try await client.execute(
                 "/v1/tutor/d/c",
-                headers: ["X-Device-ID": randomDeviceID()],
+                headers: [WireHeader.deviceID.name: randomDeviceID()],
                 body: Array("{}".utf8)
             )
         }
@@ -312,11 +313,11 @@ struct SpendFlowTests {
                 elapsed = offset
                 let response = try await client.execute(
                     "/v1/tutor/d/c",
-                    headers: ["X-Device-ID": device],
+                    headers: [WireHeader.deviceID.name: device],
                     body: Array("{}".utf8)
                 )
                 #expect(response.status == 200)
-                #expect(response.header("x-quota-remaining") == remaining, "\(zone) \(issued) +\(offset) s")
+                #expect(response.header(WireHeader.quotaRemaining.name) == remaining, "\(zone) \(issued) +\(offset) s")
             }
         }
     }

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import CryptoTestSupport
 internal import Glibc
 
 /// CPU time this thread has used (user + system), in seconds.

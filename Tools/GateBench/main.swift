@@ -16,6 +16,7 @@ internal import FoundationEssentials
 internal import Glibc
 internal import HTTPClient
 internal import SimulatedDevice
+internal import WireContract
 
 func monotonicNanoseconds() -> Int64 {
     var spec = timespec()
@@ -71,7 +72,11 @@ func post(_ url: String, _ headers: [HTTPHeader], _ body: [UInt8]) async -> (HTT
 }
 
 func challenge(_ front: String, _ deviceID: String) async -> String {
-    let (response, _, _) = await post(front + "/v1/attest/challenge", [HTTPHeader("X-Device-ID", deviceID)], [])
+    let (response, _, _) = await post(
+        front + "/v1/attest/challenge",
+        [HTTPHeader(WireHeader.deviceID.name, deviceID)],
+        []
+    )
     guard let response, response.status == 200, let value = try? JSONValue.parse(response.body),
         let text = value["challenge"]?.stringValue
     else { fail("challenge failed: \(response.map { String($0.status) } ?? "no answer")") }
@@ -84,14 +89,14 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int, chat: 
     let first = await challenge(front, deviceID)
     let attestation = try! device.attest(
         key,
-        clientDataHash: Digest.sha256(Bytes.fromBase64(first)!),
+        clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: Bytes.fromBase64(first)!),
         now: Date()
     )
     let registration =
         #"{"keyId":"\#(Bytes.base64(key.keyId))","attestation":"\#(Bytes.base64(attestation))","challenge":"\#(first)"}"#
     let (registered, _, _) = await post(
         front + "/v1/attest/keys",
-        [HTTPHeader("X-Device-ID", deviceID), HTTPHeader("Content-Type", "application/json")],
+        [HTTPHeader(WireHeader.deviceID.name, deviceID), HTTPHeader("Content-Type", "application/json")],
         Array(registration.utf8)
     )
     guard let registered, registered.status == 200 else {
@@ -107,33 +112,30 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int, chat: 
             : #"{"prompt":"benchmark"}"#)
             .utf8
     )
-    let bodyHash = Bytes.hex(Digest.sha256(body))
     for _ in 0..<calls {
-        let clientData = Array(
-            #"{"challenge":"\#(current)","method":"POST","path":"\#(enforcePath)","bodySHA256":"\#(bodyHash)"}"#.utf8
-        )
-        let assertion = try! device.assert(&key, clientDataHash: Digest.sha256(clientData))
+        let clientData = ClientData(challenge: current, method: "POST", path: enforcePath, body: body)
+        let assertion = try! device.assert(&key, clientDataHash: clientData.appAttestClientDataHash)
         let (answer, start, end) = await post(
             front + enforcePath,
             [
-                HTTPHeader("X-Device-ID", deviceID),
+                HTTPHeader(WireHeader.deviceID.name, deviceID),
                 HTTPHeader("Content-Type", "application/json"),
-                HTTPHeader("X-Attest-Challenge", current),
-                HTTPHeader("X-App-Attest-Key-Id", Bytes.base64(key.keyId)),
-                HTTPHeader("X-App-Attest-Assertion", Bytes.base64(assertion)),
-                HTTPHeader("X-Attest-Client-Data", Bytes.base64(clientData)),
+                HTTPHeader(WireHeader.challenge.name, current),
+                HTTPHeader(WireHeader.appAttestKeyID.name, Bytes.base64(key.keyId)),
+                HTTPHeader(WireHeader.appAttestAssertion.name, Bytes.base64(assertion)),
+                HTTPHeader(WireHeader.clientData.name, clientData.header),
             ],
             body
         )
         enforced.append("[\(start),\(end),\(answer?.status ?? 0)]")
-        if let next = answer?.header("X-Attest-Next-Challenge") {
+        if let next = answer?.header(WireHeader.nextChallenge.name) {
             current = next
         } else {
             current = await challenge(front, deviceID)
         }
         let (plain, offStart, offEnd) = await post(
             front + offPath,
-            [HTTPHeader("X-Device-ID", deviceID), HTTPHeader("Content-Type", "application/json")],
+            [HTTPHeader(WireHeader.deviceID.name, deviceID), HTTPHeader("Content-Type", "application/json")],
             body
         )
         off.append("[\(offStart),\(offEnd),\(plain?.status ?? 0)]")

@@ -2,6 +2,7 @@ internal import AttestCore
 internal import Crypto
 internal import FoundationEssentials
 internal import HTTPClient
+internal import WireContract
 
 /// What an Android app sends: a Play Integrity standard-request token whose `requestHash` is the
 /// SHA-256 of the client-data document, so Google's verdict covers this exact call.
@@ -26,7 +27,7 @@ struct AndroidClient {
         } else {
             challenge = try await api.challenge(deviceID: deviceID)
         }
-        let clientData = ClientDataDocument(challenge: challenge, method: "POST", path: path, body: body)
+        let clientData = ClientData(challenge: challenge, method: "POST", path: path, body: body)
         let token = try await google.issueToken(
             requestHash: clientData.playRequestHash,
             integrity: integrity,
@@ -36,14 +37,14 @@ struct AndroidClient {
             "POST",
             path,
             headers: [
-                HTTPHeader(GateAPI.Header.deviceID, deviceID),
-                HTTPHeader(GateAPI.Header.challenge, challenge),
-                HTTPHeader(GateAPI.Header.playToken, token),
-                HTTPHeader(GateAPI.Header.clientData, clientData.header),
+                HTTPHeader(WireHeader.deviceID.name, deviceID),
+                HTTPHeader(WireHeader.challenge.name, challenge),
+                HTTPHeader(WireHeader.playIntegrityToken.name, token),
+                HTTPHeader(WireHeader.clientData.name, clientData.header),
             ],
             body: body
         )
-        if let next = response.header(GateAPI.Header.nextChallenge) { nextChallenge = next }
+        if let next = response.header(WireHeader.nextChallenge.name) { nextChallenge = next }
         return response
     }
 }

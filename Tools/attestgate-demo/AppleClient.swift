@@ -3,6 +3,7 @@ internal import Crypto
 internal import FoundationEssentials
 internal import HTTPClient
 internal import SimulatedDevice
+internal import WireContract
 
 /// What an iOS app sends, step by step, with a software stand-in for the Secure Enclave
 /// (`SimulatedDevice`: Apple's formats, signed by a synthetic Apple-shaped CA the local server trusts).
@@ -33,7 +34,11 @@ struct AppleClient {
     mutating func registerKey(now: Date) async throws -> HTTPResponse {
         let challenge = try await api.challenge(deviceID: deviceID)
         guard let challengeBytes = Bytes.fromBase64(challenge) else { throw DemoError("challenge is not base64") }
-        let attestation = try device.attest(key, clientDataHash: Digest.sha256(challengeBytes), now: now)
+        let attestation = try device.attest(
+            key,
+            clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challengeBytes),
+            now: now
+        )
         let body = JSONValue.object([
             "keyId": .string(Bytes.base64(key.keyId)),
             "attestation": .string(Bytes.base64(attestation)),
@@ -42,7 +47,7 @@ struct AppleClient {
         return try await api.send(
             "POST",
             "/v1/attest/keys",
-            headers: [HTTPHeader(GateAPI.Header.deviceID, deviceID)],
+            headers: [HTTPHeader(WireHeader.deviceID.name, deviceID)],
             body: body
         )
     }
@@ -57,14 +62,14 @@ struct AppleClient {
         } else {
             challenge = try await api.challenge(deviceID: deviceID)
         }
-        let clientData = ClientDataDocument(challenge: challenge, method: method, path: path, body: body)
+        let clientData = ClientData(challenge: challenge, method: method, path: path, body: body)
         let assertion = try device.assert(&key, clientDataHash: clientData.appAttestClientDataHash)
         return [
-            HTTPHeader(GateAPI.Header.deviceID, deviceID),
-            HTTPHeader(GateAPI.Header.challenge, challenge),
-            HTTPHeader(GateAPI.Header.keyID, Bytes.base64(key.keyId)),
-            HTTPHeader(GateAPI.Header.assertion, Bytes.base64(assertion)),
-            HTTPHeader(GateAPI.Header.clientData, clientData.header),
+            HTTPHeader(WireHeader.deviceID.name, deviceID),
+            HTTPHeader(WireHeader.challenge.name, challenge),
+            HTTPHeader(WireHeader.appAttestKeyID.name, Bytes.base64(key.keyId)),
+            HTTPHeader(WireHeader.appAttestAssertion.name, Bytes.base64(assertion)),
+            HTTPHeader(WireHeader.clientData.name, clientData.header),
         ]
     }
 
@@ -78,6 +83,6 @@ struct AppleClient {
 
     /// Every gated answer, refusals included, carries a fresh challenge for this device.
     mutating func remember(_ response: HTTPResponse) {
-        if let next = response.header(GateAPI.Header.nextChallenge) { nextChallenge = next }
+        if let next = response.header(WireHeader.nextChallenge.name) { nextChallenge = next }
     }
 }

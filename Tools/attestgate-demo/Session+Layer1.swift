@@ -1,5 +1,6 @@
 internal import AttestCore
 internal import HTTPClient
+internal import WireContract
 
 /// Layer 1 (attestation tied to the device ID): iOS, a script minting IDs, Android.
 extension Session {
@@ -43,7 +44,7 @@ extension Session {
             let answer = try await api.send(
                 "POST",
                 Self.tutorPath,
-                headers: [HTTPHeader(GateAPI.Header.deviceID, id)],
+                headers: [HTTPHeader(WireHeader.deviceID.name, id)],
                 body: Self.tutorBody
             )
             if answer.status == 200 { served += 1 }
@@ -70,7 +71,7 @@ extension Session {
             let answer = try await api.send(
                 "POST",
                 Self.generatePath,
-                headers: [HTTPHeader(GateAPI.Header.deviceID, id)],
+                headers: [HTTPHeader(WireHeader.deviceID.name, id)],
                 body: Self.generateBody
             )
             if answer.status == 403 && answer.errorCode == "attestation_required" { refused += 1 }

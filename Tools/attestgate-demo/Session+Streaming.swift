@@ -1,6 +1,7 @@
 internal import AttestCore
 internal import FoundationEssentials
 internal import HTTPClient
+internal import WireContract
 
 /// A streamed route: the tutor's answer arrives event by event (Lambda response streaming, docs/streaming.md).
 extension Session {
@@ -18,7 +19,8 @@ extension Session {
                 method: "POST",
                 url: options.front + Self.streamPath,
                 headers: [
-                    HTTPHeader("X-Device-ID", Self.newDeviceID()), HTTPHeader("Content-Type", "application/json"),
+                    HTTPHeader(WireHeader.deviceID.name, Self.newDeviceID()),
+                    HTTPHeader("Content-Type", "application/json"),
                 ],
                 body: Self.streamBody,
                 timeout: .seconds(20)

@@ -4,6 +4,7 @@ internal import DynamoDB
 internal import FoundationEssentials
 internal import HTTPClient
 internal import SimulatedDevice
+internal import WireContract
 
 /// The scripted session of `make run`: every layer shown once, each step one line (who, what, expected, got).
 ///
@@ -112,7 +113,7 @@ final class Session {
     /// `200, 3 cards, 2 left today` or `403 attestation_required`.
     func describe(_ response: HTTPResponse) -> String {
         if response.status == 200 {
-            let left = response.header(GateAPI.Header.quotaRemaining).map { ", \($0) left today" } ?? ""
+            let left = response.header(WireHeader.quotaRemaining.name).map { ", \($0) left today" } ?? ""
             let count = cards(response)
             return count > 0 ? "200, \(count) cards\(left)" : "200\(left)"
         }

@@ -15,7 +15,7 @@ struct Observation: Sendable {
 
 /// One run of one write: `plain` prepares and reads back (never resent); `writer` performs the write under
 /// test with the safety and resend method of the run; `arm` must be called right before that write (it arms
-/// the loss proxy; a no-op for the resend hook).
+/// the loss proxy; a no-op for the resending transport).
 struct RunContext: Sendable {
     let harness: Harness
     let plain: GateTable
@@ -44,7 +44,7 @@ struct WriteCheck: Sendable {
     /// that must break too. For idempotent writes (`tokenlessBreaks == false`) it is the only control that
     /// counts: the token-less product write is run and reported, but cannot break.
     let preFixControl: (@Sendable (RunContext) async throws -> Observation)?
-    /// Whether the token-less product write (`GateTable.controlWithoutTokens`) can break under a resend.
+    /// Whether the token-less product write (`TokenlessTransport`) can break under a resend.
     let tokenlessBreaks: Bool
     /// Matching `UpdateItem`s the loss proxy lets through before losing one (the write under test is not
     /// the call's first write on that key).

@@ -24,7 +24,7 @@ extension Runner {
                     transport: transport,
                     random: SecureRandom()
                 )
-                let writer = DynamoAppAttestKeyStore(table: harness.gateTable(client, .ownWriteTokens))
+                let writer = DynamoAppAttestKeyStore(table: harness.gateTable(client))
                 let other = Mutex<CounterAdvance?>(nil)
                 transport.interleave(whenBodyContains: "counter_write_id") {
                     let advanced = try await DynamoAppAttestKeyStore(table: harness.plain())
@@ -119,7 +119,7 @@ extension Runner {
                 _ = try await DynamoAppAttestKeyStore(table: harness.plain())
                     .bind(deviceID: ids.id, key: key(5), receipt: [])
             }
-            let outcome = try await DynamoAppAttestKeyStore(table: harness.gateTable(client, .ownWriteTokens))
+            let outcome = try await DynamoAppAttestKeyStore(table: harness.gateTable(client))
                 .advanceCounter(deviceID: ids.id, keyId: old.keyId, to: 1, appId: nil)
             return Line(
                 passed: outcome == .keyReplaced && !outcome.acceptedOnSpentChallenge,

@@ -7,15 +7,25 @@ import FoundationEssentials
 import Gate
 import HTTPClient
 import Synchronization
+import TestSupport
 
 /// How a check makes the client send its write a second time after the first send has landed.
 enum ResendMethod: String, Sendable, CaseIterable {
-    /// The client's own retry loop, told by `ResendHook` to send every `UpdateItem` again after its first
-    /// answer arrived (botocore's `needs-retry` handler answering "retry after 0 s").
+    /// A `ResendingTransport` beneath the client sends every write (`UpdateItem`, and `TransactWriteItems` for
+    /// a give-back) again once its first answer has arrived, and hands the client only the second answer (as
+    /// botocore's `needs-retry` handler answering "retry after 0 s" does, in the seed's `_sent_twice.py`).
     case hook = "resend-hook"
     /// The loss proxy forwards the write, lets it commit, then drops the connection before the answer,
     /// so the client's real retry path (a connection failure, the standard retry mode) sends it again.
     case proxy = "loss-proxy"
+}
+
+/// Whether a run's writes keep the product's resend protection or lose it on the wire (`TokenlessTransport`).
+enum WriteSafety: Sendable, Hashable {
+    /// The product as it ships.
+    case ownWriteTokens
+    /// The control: the product's write with its own-write token removed (a give-back: with its marker).
+    case tokensRemoved
 }
 
 /// A transport that counts what it sends and keeps the `UpdateItem` bodies, so a check can prove that a
@@ -117,26 +127,39 @@ struct Harness: Sendable {
         return DynamoDBClient.configuration(try AWSEnvironment(environment))
     }
 
-    /// A client of its own (a Lambda instance of its own), optionally resending through `hook`.
-    func client(
-        endpoint: String? = nil,
-        hook: ResendHook? = nil,
-        transport: RecordingTransport = RecordingTransport()
-    ) throws -> DynamoDBClient {
+    /// A client of its own (a Lambda instance of its own), sending through `transport`.
+    func client(endpoint: String? = nil, transport: any HTTPTransport = RecordingTransport()) throws -> DynamoDBClient {
         DynamoDBClient(
-            configuration: try Self.configuration(endpoint: endpoint ?? moto).with(resendHook: hook),
+            configuration: try Self.configuration(endpoint: endpoint ?? moto),
             transport: transport,
             random: SecureRandom()
         )
     }
 
+    /// The transports of one writer, outermost first: the resend of every write (when asked; held back by
+    /// `hold`), the token's and marker's removal (for a control), then `recording` on the wire, which
+    /// therefore keeps what was really sent.
+    static func wire(
+        _ recording: RecordingTransport,
+        _ safety: WriteSafety,
+        resend: Bool,
+        hold: Duration = .zero
+    ) -> (transport: any HTTPTransport, resending: ResendingTransport?, tokenless: TokenlessTransport?) {
+        let tokenless = safety == .tokensRemoved ? TokenlessTransport(recording) : nil
+        let below: any HTTPTransport = tokenless ?? recording
+        let resending =
+            resend
+            ? ResendingTransport(below, resending: ["UpdateItem", "TransactWriteItems"], holdingResendFor: hold) : nil
+        return (resending ?? below, resending, tokenless)
+    }
+
     /// The gate's view of the table through `client`.
-    func gateTable(_ client: DynamoDBClient, _ safety: GateTable.WriteSafety) -> GateTable {
-        GateTable(client: client, table: table, random: SecureRandom(), safety: safety)
+    func gateTable(_ client: DynamoDBClient) -> GateTable {
+        GateTable(client: client, table: table, random: SecureRandom())
     }
 
     /// A plain product table on moto directly: setup and read-back, never resent.
-    func plain() throws -> GateTable { gateTable(try client(), .ownWriteTokens) }
+    func plain() throws -> GateTable { gateTable(try client()) }
 
     /// The row as it is now (strongly consistent), read directly from moto.
     func row(_ key: Item) async throws -> Item? {

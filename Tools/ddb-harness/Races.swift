@@ -3,18 +3,17 @@ import AttestCore
 import DynamoDB
 import FoundationEssentials
 import Gate
-import Glibc
+import TestSupport
 
 /// Many Lambda instances (one client each) racing on one row. Each race runs twice: as the issue asks (plain
-/// parallel calls, counted), and with every racer's sends also resent by the resend hook. The resent variant
+/// parallel calls, counted), and with every racer's sends also resent by a resending transport. The resent variant
 /// counts for single-winner writes (spend, counter); for the shared counters (ceiling, allowance) it is
 /// printed as a NOTE: with one token per row, a resend that finds another racer's token is judged against
 /// it (OwnWrite.swift "Limits"), so calls get counted without being admitted (docs/resend-harness.md).
 extension Runner {
     func racer(resend: Bool) throws -> GateTable {
         harness.gateTable(
-            try harness.client(hook: resend ? ResendHook.firstSend(of: ["UpdateItem"]) : nil),
-            .ownWriteTokens
+            try harness.client(transport: Harness.wire(RecordingTransport(), .ownWriteTokens, resend: resend).transport)
         )
     }
 
@@ -75,7 +74,7 @@ extension Runner {
     /// interleaving that made a one-token-per-row release apply twice). The product must end at exactly
     /// reserved − N; the control (the same decrement without its marker) must end lower.
     func releaseRace(releasers n: Int) async -> Line {
-        func run(_ safety: GateTable.WriteSafety) async throws -> (calls: Int, resent: Int) {
+        func run(_ safety: WriteSafety) async throws -> (calls: Int, resent: Int, removed: Int) {
             let ids = RunIDs.next()
             let setup = DynamoCeilingStore(table: try harness.plain())
             var held: [CeilingReservation] = []
@@ -85,13 +84,12 @@ extension Runner {
                 }
                 held.append(reservation)
             }
-            let hook = ResendHook { operation, attempt in
-                guard attempt == 1, operation == "TransactWriteItems" || operation == "UpdateItem" else { return false }
-                usleep(40_000)  // lets the other releasers land before this resend goes out
-                return true
+            // One writer per releaser; each resend held 40 ms, so the other releasers land before it goes out.
+            let wires = (0..<n).map { _ in
+                Harness.wire(RecordingTransport(), safety, resend: true, hold: .milliseconds(40))
             }
-            let stores = try (0..<n).map { _ in
-                DynamoCeilingStore(table: harness.gateTable(try harness.client(hook: hook), safety))
+            let stores = try wires.map { wire in
+                DynamoCeilingStore(table: harness.gateTable(try harness.client(transport: wire.transport)))
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<n {
@@ -102,13 +100,16 @@ extension Runner {
                 try await group.waitForAll()
             }
             let calls = Int(try await harness.row(Keys.ceiling(ids.day))?["calls"]?.intValue ?? -1)
-            return (calls, hook.resent)
+            let resent = wires.reduce(0) { $0 + ($1.resending?.resent ?? 0) }
+            let removed = wires.reduce(0) { $0 + ($1.tokenless?.stripped ?? 0) }
+            return (calls, resent, removed)
         }
         let expected = n
         do {
             let product = try await run(.ownWriteTokens)
-            let control = try await run(.controlWithoutTokens)
-            let passed = product.calls == expected && product.resent >= n && control.calls < expected
+            let control = try await run(.tokensRemoved)
+            let passed =
+                product.calls == expected && product.resent >= n && control.calls < expected && control.removed >= n
             return Line(
                 passed: passed,
                 write: "race: \(n) releases of \(2 * n) reserved units, each resent after landing",
@@ -117,7 +118,7 @@ extension Runner {
                     + "[resent \(product.resent)×]",
                 control: "decrement without its marker: calls = \(control.calls) "
                     + (control.calls < expected ? "(applied twice: broke as it must)" : "— CONTROL DID NOT BREAK")
-                    + " [resent \(control.resent)×]"
+                    + " [resent \(control.resent)×, \(control.removed) markers removed on the wire]"
             )
         } catch {
             return Line(

@@ -5,6 +5,7 @@ import DynamoDB
 import FoundationEssentials
 import Gate
 import HTTPClient
+import TestSupport
 
 /// One printed line: a check and whether it passed.
 struct Line: Sendable {
@@ -31,6 +32,8 @@ struct Runner: Sendable {
     struct Run {
         let observation: Observation
         let resends: Int
+        /// How many writes lost their token on the wire (nil when the run kept them).
+        let tokensRemoved: Int?
         let transport: RecordingTransport
         let ids: RunIDs
     }
@@ -38,16 +41,15 @@ struct Runner: Sendable {
     func execute(
         _ check: WriteCheck,
         _ method: ResendMethod,
-        safety: GateTable.WriteSafety,
+        safety: WriteSafety,
         body: @escaping @Sendable (RunContext) async throws -> Observation
     ) async throws -> Run {
         let ids = RunIDs.next()
         let transport = RecordingTransport()
-        let hook = method == .hook ? ResendHook.firstSend(of: ["UpdateItem", "TransactWriteItems"]) : nil
+        let wire = Harness.wire(transport, safety, resend: method == .hook)
         let client = try harness.client(
             endpoint: method == .proxy ? harness.proxyEndpoint : nil,
-            hook: hook,
-            transport: transport
+            transport: wire.transport
         )
         let proxy = harness.proxy
         let match = check.match(ids)
@@ -57,19 +59,29 @@ struct Runner: Sendable {
         let context = RunContext(
             harness: harness,
             plain: try harness.plain(),
-            writer: harness.gateTable(client, safety),
+            writer: harness.gateTable(client),
             ids: ids,
             now: now,
             arm: {
                 guard method == .proxy else { return }
-                try await proxy.arm(match: match, skip: skip)
-                // A give-back is a transaction (its marker and the counter); its control is a plain update.
-                if transactional { try await proxy.arm(match: match, skip: skip, operation: "TransactWriteItems") }
+                // A give-back is a transaction (its marker and the counter), and so is its control (the marker
+                // taken out on the wire, `TokenlessTransport`).
+                try await proxy.arm(
+                    match: match,
+                    skip: skip,
+                    operation: transactional ? "TransactWriteItems" : "UpdateItem"
+                )
             }
         )
         let observation = try await body(context)
-        let resends = if let hook { hook.resent } else { try await proxy.lostUpdates() }
-        return Run(observation: observation, resends: resends, transport: transport, ids: ids)
+        let resends = if let hook = wire.resending { hook.resent } else { try await proxy.lostUpdates() }
+        return Run(
+            observation: observation,
+            resends: resends,
+            tokensRemoved: wire.tokenless?.stripped,
+            transport: transport,
+            ids: ids
+        )
     }
 
     static func resendText(_ method: ResendMethod, _ count: Int) -> String {
@@ -78,7 +90,7 @@ struct Runner: Sendable {
 
     /// The product write and its control under one resend method.
     func check(_ check: WriteCheck, _ method: ResendMethod) async -> (Line, Run?) {
-        let productSafety: GateTable.WriteSafety = broken.contains(check.slug) ? .controlWithoutTokens : .ownWriteTokens
+        let productSafety: WriteSafety = broken.contains(check.slug) ? .tokensRemoved : .ownWriteTokens
         let label = productSafety == .ownWriteTokens ? "product" : "product WITH ITS TOKEN REMOVED (--break)"
         do {
             let product = try await execute(check, method, safety: productSafety, body: check.run)
@@ -86,12 +98,17 @@ struct Runner: Sendable {
             var passed = product.observation.correct && product.resends > 0
             if product.resends == 0 { outcome += " — NO RESEND HAPPENED, nothing was shown" }
 
-            let tokenless = try await execute(check, method, safety: .controlWithoutTokens, body: check.run)
+            let tokenless = try await execute(check, method, safety: .tokensRemoved, body: check.run)
+            if tokenless.tokensRemoved == 0 {
+                passed = false
+                outcome += " — the token-less control found NO TOKEN (or marker) to remove in the product's write"
+            }
+            let controlName = check.transactional ? "marker-less product give-back" : "token-less product write"
             var controls: [(name: String, run: Run, mustBreak: Bool)] = [
-                ("token-less product write", tokenless, check.tokenlessBreaks)
+                (controlName, tokenless, check.tokenlessBreaks)
             ]
             if let preFix = check.preFixControl {
-                let pre = try await execute(check, method, safety: .controlWithoutTokens, body: preFix)
+                let pre = try await execute(check, method, safety: .tokensRemoved, body: preFix)
                 controls.append(("pre-fix form (harness-written)", pre, true))
             }
             var parts: [String] = []

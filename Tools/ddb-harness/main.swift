@@ -1,6 +1,7 @@
 // ddb-harness: proves every conditional write of the product against a DynamoDB endpoint (moto locally),
-// under resends through the client's resend hook and through the loss proxy, with controls, broken
-// expressions and races. docs/resend-harness.md explains every check. Run by `make ci-ddb-local`.
+// under resends (a resending transport beneath the client, and the loss proxy), with controls (the product's
+// write with its token, or a give-back's marker, removed on the wire), broken expressions and races.
+// docs/resend-harness.md explains every check. Run by `make ci-ddb-local`.
 //
 //   ddb-harness [--only slug,slug] [--break slug] [--no-races]
 //   env: DYNAMODB_ENDPOINT (moto), LOSS_PROXY_ENDPOINT (the proxy in front of it), LOSS_PROXY_CONTROL

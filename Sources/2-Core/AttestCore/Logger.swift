@@ -1,5 +1,4 @@
 internal import Glibc
-internal import Synchronization
 
 /// A structured logger that writes one JSON object per line.
 ///
@@ -103,19 +102,4 @@ public struct StandardErrorSink: LogSink {
             }
         }
     }
-}
-
-/// Keeps every line in memory; tests read them back.
-public final class CapturingLogSink: LogSink {
-    private let storage = Mutex<[String]>([])
-
-    public init() {}
-
-    public func write(line: String) { storage.withLock { $0.append(line) } }
-
-    /// Every line written so far.
-    public var lines: [String] { storage.withLock { $0 } }
-
-    /// Every line written so far, parsed.
-    public var objects: [JSONValue] { lines.compactMap { try? JSONValue.parse(Array($0.utf8)) } }
 }

@@ -12,12 +12,6 @@ package struct P256PrivateKey: Sendable {
     /// The generic key (to issue certificates for it, for example).
     package var privateKey: PrivateKey { key }
 
-    /// Generates a new random P-256 key.
-    /// - Throws: `crypto.internal` if OpenSSL cannot generate it.
-    package init() throws(CryptoError) {
-        key = try PrivateKey(generating: .p256)
-    }
-
     /// Imports a PEM private key (`BEGIN PRIVATE KEY` PKCS#8, as Apple's `.p8` files, or `BEGIN EC PRIVATE KEY`).
     /// - Throws: `crypto.der_malformed` for bad PEM/DER, `crypto.key_unsupported` for a key that is not P-256.
     package init(pemRepresentation pem: String) throws(CryptoError) {

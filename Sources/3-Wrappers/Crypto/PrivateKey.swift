@@ -1,22 +1,15 @@
-/// A freshly generated or imported private key, for signing certificates, evidence and JWTs.
+/// An imported EC private key (PEM), for signing: the DeviceCheck ES256 JWT in the product; evidence and
+/// certificates in test support, which also generates keys (Tests/Support/CryptoTestSupport).
 ///
-/// Only the simulated device, test support and ES256 JWT signing use private keys; verification code
-/// never needs one.
+/// Verification code never needs one.
 package struct PrivateKey: Sendable {
-    /// Key types we can generate. RSA exists only so tests can present a non-EC certificate.
+    /// The curve of the key.
     package enum Kind: Sendable {
-        case p256, p384, rsa2048
+        case p256, p384
     }
 
     package let kind: Kind
     let owner: EVPKeyOwner
-
-    /// Generates a new key of `kind` from OpenSSL's CSPRNG.
-    /// - Throws: `crypto.internal` if OpenSSL cannot generate it.
-    package init(generating kind: Kind) throws(CryptoError) {
-        self.kind = kind
-        self.owner = try Self.generate(kind)
-    }
 
     init(kind: Kind, owner: EVPKeyOwner) {
         self.kind = kind
@@ -35,7 +28,7 @@ package struct PrivateKey: Sendable {
     /// DER SubjectPublicKeyInfo of the public half.
     package var publicKeyDER: [UInt8] { publicDER() }
 
-    /// An ECDSA (or RSA PKCS#1) signature over `SHA-256(message)`, DER-encoded (test support, benches).
+    /// An ECDSA signature over `SHA-256(message)`, DER-encoded (test support, benches).
     /// - Throws: `crypto.internal` if OpenSSL fails.
     package func signatureSHA256(for message: [UInt8]) throws(CryptoError) -> [UInt8] { try signSHA256(message) }
 }

@@ -36,15 +36,4 @@ package struct RSAPrivateKey: Sendable {
     /// The public half as DER SubjectPublicKeyInfo.
     package var publicKeyDER: [UInt8] { storage.publicKeyDER() }
 
-    /// Generates a fresh key. For tests and local runs only (a test service account, a fake Google).
-    package static func generateForTesting(bits: Int = 2048) throws(PrivateKeyError) -> RSAPrivateKey {
-        RSAPrivateKey(storage: try PKCS8KeyStorage.generateRSA(bits: bits))
-    }
-
-    /// The key as PKCS#8 PEM (`BEGIN PRIVATE KEY`). For tests and local set-up only.
-    package func pkcs8PEMForTesting() throws(PrivateKeyError) -> String {
-        try storage.pkcs8PEM()
-    }
-
-    private init(storage: PKCS8KeyStorage) { self.storage = storage }
 }

@@ -32,16 +32,4 @@ package struct SignedData: Sendable {
             requireEveryIntermediate: false
         )
     }
-
-    /// Signs `content` as PKCS#7 SignedData with the content embedded and, as Apple's receipts, no signed
-    /// attributes: the signature is over the content itself (test support: synthetic receipts).
-    /// - Throws: `crypto.internal` if OpenSSL fails.
-    package static func sign(
-        _ content: [UInt8],
-        signer: Certificate,
-        key: PrivateKey,
-        extraCertificates: [Certificate]
-    ) throws(CryptoError) -> [UInt8] {
-        try makeSignature(content, signer: signer, key: key, extraCertificates: extraCertificates)
-    }
 }

@@ -30,17 +30,18 @@ extension CurlTransport: HTTPStreamingTransport {
         do {
             let response = try await Self.transfer(
                 on: handle,
-                onCancel: { body.close(HTTPError(.cancelled, detail: "the sending task was cancelled")) }
-            ) { cancellation throws(HTTPError) in
-                try Self.performUpload(
-                    request,
-                    body: body,
-                    target: target,
-                    caBundlePath: caBundlePath,
-                    cancellation: cancellation,
-                    on: handle
-                )
-            }
+                onCancel: { body.close(HTTPError(.cancelled, detail: "the sending task was cancelled")) },
+                { cancellation throws(HTTPError) in
+                    try Self.performUpload(
+                        request,
+                        body: body,
+                        target: target,
+                        caBundlePath: caBundlePath,
+                        cancellation: cancellation,
+                        on: handle
+                    )
+                }
+            )
             body.close(HTTPError(.failed, detail: "the transfer is over"))
             return response
         } catch let error as HTTPError {

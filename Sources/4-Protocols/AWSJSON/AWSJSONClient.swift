@@ -68,18 +68,16 @@ package struct AWSJSONClient: Sendable {
             let request = signedRequest(operation, body: body, timeout: min(configuration.attemptTimeout, remaining))
             do {
                 let result = try await attemptOnce(request, deadline: deadline)
-                if let hook = configuration.resendHook, attempt < policy.maxAttempts,
-                    hook.shouldResend(operation, attempt: attempt)
-                {
-                    continue  // the first send landed; send it again as a lost response would make an SDK do
-                }
                 quota.recordSuccess(retryCost: lastRetryCost)
                 return result
             } catch {
-                if let hook = configuration.resendHook, error.status != nil, attempt < policy.maxAttempts,
-                    hook.shouldResend(operation, attempt: attempt)
-                {
-                    continue
+                // An attempt given all the time that was left, timed out by the transport: the deadline is why,
+                // whichever of the transport's timer and the deadline race fired first.
+                if error.reason == .timeout && remaining < configuration.attemptTimeout {
+                    throw AWSError(
+                        .deadlineExceeded,
+                        detail: "\(operation): attempt \(attempt) timed out at the deadline (\(error))"
+                    )
                 }
                 guard case .retry(let kind) = policy.decision(for: error, attempt: attempt),
                     let cost = quota.acquire(for: kind)

@@ -25,8 +25,6 @@ package struct AWSServiceConfiguration: Sendable {
     package var retry: RetryPolicy = .standard
     /// The largest response body accepted.
     package var maxResponseBytes = 4 << 20
-    /// Test-only: see `ResendHook`.
-    package var resendHook: ResendHook?
 
     package init(
         endpoint: String,
@@ -42,13 +40,6 @@ package struct AWSServiceConfiguration: Sendable {
         self.targetPrefix = targetPrefix
         self.protocolVersion = protocolVersion
         self.credentials = credentials
-    }
-
-    /// A copy with `hook` installed (tests).
-    package func with(resendHook hook: ResendHook?) -> AWSServiceConfiguration {
-        var copy = self
-        copy.resendHook = hook
-        return copy
     }
 
     /// A copy with another retry policy or attempt timeout (tests, tuning).

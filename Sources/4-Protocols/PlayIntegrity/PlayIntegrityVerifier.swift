@@ -42,7 +42,8 @@ package struct PlayIntegrityVerifier: Sendable {
     /// - Parameters:
     ///   - token: `X-Play-Integrity-Token`.
     ///   - deviceID: `X-Device-ID` (validated by the gate); the decode budget is kept per device ID.
-    ///   - expectedRequestHash: from `PlayRequestHash` for the route's binding mode.
+    ///   - expectedRequestHash: the route's binding mode's `requestHash` (WireContract: `ClientData.playRequestHash`
+    ///     or `ChallengeBinding.playRequestHash`).
     ///   - deviceIntegrity: the route's required label; nil uses the configuration's.
     ///   - maxDeviceActivity: the route's highest accepted `recentDeviceActivity` level.
     ///   - now: the time of the request.

@@ -38,7 +38,7 @@ package enum GateEvidence: Sendable, Hashable {
         switch self {
         case .rejected(_, let reason), .unavailable(_, let reason): reason
         case .genuine: nil
-        case .absent: "gate.no_proof"
+        case .absent: GateReason.noProof.slug
         }
     }
 }

@@ -2,6 +2,7 @@ package import AppAttest
 package import AttestCore
 internal import Crypto
 package import FoundationEssentials
+internal import WireContract
 
 /// `POST /v1/attest/keys` (docs/api.md section 2): App Attest key registration, once per key.
 ///
@@ -38,7 +39,7 @@ package struct KeyRegistration: Sendable {
             guard try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now) else {
                 logger.info(
                     "key registration refused",
-                    ["reason": .string("challenge.unspendable"), "device": .string(device)]
+                    ["reason": .string(GateReason.challengeUnspendable.slug), "device": .string(device)]
                 )
                 return rejected
             }
@@ -52,7 +53,7 @@ package struct KeyRegistration: Sendable {
             registration = try verifier.verifyRegistration(
                 keyId: keyId,
                 attestation: attestation,
-                clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
+                clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challenge),
                 now: now
             )
         } catch {
@@ -74,7 +75,7 @@ package struct KeyRegistration: Sendable {
             else {
                 logger.warning(
                     "key registration refused",
-                    ["reason": .string("appattest.key_owned_by_other_device"), "device": .string(device)]
+                    ["reason": .string(GateReason.keyOwnedByOtherDevice.slug), "device": .string(device)]
                 )
                 return rejected
             }

@@ -3,6 +3,7 @@ package import AttestCore
 internal import Crypto
 package import FoundationEssentials
 package import PlayIntegrity
+internal import WireContract
 
 /// A non-binding fallback check (DeviceCheck): it proves a genuine Apple device made the token, but
 /// cannot tie it to the device ID, so it is consulted only on routes that opt in (`deviceCheckFallback`),
@@ -45,14 +46,14 @@ package struct LayerOneEvidence: EvidenceSource {
         self.logger = logger
     }
 
-    /// The proof headers of docs/api.md section 2.
+    /// The proof headers (docs/api.md), as the server reads them (`WireHeader.key`).
     enum Header {
-        static let challenge = "x-attest-challenge"
-        static let keyID = "x-app-attest-key-id"
-        static let assertion = "x-app-attest-assertion"
-        static let playToken = "x-play-integrity-token"
-        static let deviceCheck = "x-device-check-token"
-        static let clientData = "x-attest-client-data"
+        static let challenge = WireHeader.challenge.key
+        static let keyID = WireHeader.appAttestKeyID.key
+        static let assertion = WireHeader.appAttestAssertion.key
+        static let playToken = WireHeader.playIntegrityToken.key
+        static let deviceCheck = WireHeader.deviceCheckToken.key
+        static let clientData = WireHeader.clientData.key
     }
 
     /// Proof headers are short; anything longer is refused before it is decoded.
@@ -77,7 +78,7 @@ package struct LayerOneEvidence: EvidenceSource {
         // One challenge per call, spent before anything is verified; the key is read at the same time.
         guard let challengeText = request.header(Header.challenge), let challenge = Bytes.fromBase64(challengeText),
             challenge.count == challengeByteCount
-        else { return EvidenceReport(evidence: .rejected(proof: first, reason: "challenge.malformed")) }
+        else { return EvidenceReport(evidence: .rejected(proof: first, reason: GateReason.challengeMalformed.slug)) }
         async let spentResult = Result(catching: {
             try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now)
         })
@@ -89,7 +90,7 @@ package struct LayerOneEvidence: EvidenceSource {
             // Our own store: the route's onUnavailable decides (docs/gate.md, "Failure policy").
             return EvidenceReport(evidence: .unavailable(proof: first, reason: MeteredCall.slug(error)))
         case .success(false):
-            return EvidenceReport(evidence: .rejected(proof: first, reason: "challenge.unspendable"))
+            return EvidenceReport(evidence: .rejected(proof: first, reason: GateReason.challengeUnspendable.slug))
         case .success(true):
             break
         }
@@ -173,7 +174,7 @@ package struct LayerOneEvidence: EvidenceSource {
         switch mode {
         case .request:
             guard let header = request.header(Header.clientData), let clientData = ClientData(header: header) else {
-                return .failure(BindingRefusal(reason: "binding.client_data_malformed"))
+                return .failure(BindingRefusal(reason: GateReason.clientDataMalformed.slug))
             }
             if let mismatch = clientData.mismatch(
                 challengeHeader: challengeText,
@@ -189,8 +190,8 @@ package struct LayerOneEvidence: EvidenceSource {
         case .challenge:
             return .success(
                 Binding(
-                    clientDataHash: BindingMode.challengeClientDataHash(challenge: challenge),
-                    requestHash: BindingMode.challengeRequestHash(deviceID: deviceID, challengeBase64: challengeText)
+                    clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challenge),
+                    requestHash: ChallengeBinding.playRequestHash(deviceID: deviceID, challengeBase64: challengeText)
                 )
             )
         }
@@ -220,22 +221,22 @@ package struct LayerOneEvidence: EvidenceSource {
         key: StoredAppAttestKey?,
         clientDataHash: [UInt8]
     ) async -> ProviderMerge.Answer {
-        guard let verifier = appAttest, let key else { return .rejected("appattest.no_registered_key") }
+        guard let verifier = appAttest, let key else { return .rejected(GateReason.noRegisteredKey.slug) }
         guard let keyID = request.header(Header.keyID).flatMap({ Bytes.fromBase64($0) }),
             ConstantTime.equal(keyID, key.keyId)
-        else { return .rejected("appattest.key_not_registered") }
+        else { return .rejected(GateReason.keyNotRegistered.slug) }
         guard let header = request.header(Header.assertion), header.utf8.count <= Self.maxAssertionHeader,
             let assertion = Bytes.fromBase64(header)
-        else { return .rejected("appattest.assertion_malformed") }
+        else { return .rejected(GateReason.assertionMalformed.slug) }
         // The stored key's own environment and App ID, not only the configured ones (issue 16 point 7):
         // a key attested under other settings is not accepted under these.
         guard key.environment == verifier.environment.rawValue else {
-            return .rejected("appattest.key_environment_mismatch")
+            return .rejected(GateReason.keyEnvironmentMismatch.slug)
         }
         var pinned: AppID?
         if let stored = key.appId {
             guard let served = verifier.appIds.first(where: { $0.string == stored }) else {
-                return .rejected("appattest.key_app_id_mismatch")
+                return .rejected(GateReason.keyAppIDMismatch.slug)
             }
             pinned = served
         }
@@ -254,7 +255,7 @@ package struct LayerOneEvidence: EvidenceSource {
         } catch let error as AppAttestError {
             return .rejected(error.reason.slug)
         } catch {
-            return .rejected("appattest.stored_key_unusable")
+            return .rejected(GateReason.storedKeyUnusable.slug)
         }
         // Same key and strictly increasing in the write's condition; a row without an App ID gets this one.
         let advance: CounterAdvance
@@ -280,7 +281,7 @@ package struct LayerOneEvidence: EvidenceSource {
             )
             return .genuine
         case .keyReplaced:
-            return .rejected("appattest.counter_not_advanced")
+            return .rejected(GateReason.counterNotAdvanced.slug)
         }
     }
 

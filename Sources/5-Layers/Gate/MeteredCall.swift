@@ -2,6 +2,7 @@ internal import AWSJSON
 package import AttestCore
 internal import Dialects
 package import FoundationEssentials
+internal import WireContract
 
 /// A metered call end to end: gate (layer 1) → allowance (layer 2) → ceiling (layer 3) → upstream.
 ///
@@ -91,7 +92,7 @@ package struct MeteredCall: Sendable {
         if let sub = request.userSub {
             subject = .user(sub)
         } else {
-            guard let deviceID = DeviceID.canonical(request.header("x-device-id")) else {
+            guard let deviceID = DeviceID.canonical(request.header(WireHeader.deviceID.key)) else {
                 record.fields["decision"] = .string("invalid_device_id")
                 return .error(400, "invalid_device_id")
             }
@@ -155,7 +156,7 @@ package struct MeteredCall: Sendable {
                 let refused = MeteredResponse.error(
                     429,
                     "quota_exhausted",
-                    headers: ["retry-after": String(retryAfter), "x-quota-remaining": "0"]
+                    headers: ["retry-after": String(retryAfter), WireHeader.quotaRemaining.key: "0"]
                 )
                 return Self.withChallenge(refused, await next)
             }
@@ -168,7 +169,7 @@ package struct MeteredCall: Sendable {
             return Self.withChallenge(.error(503, "unavailable"), await next)
         }
         record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
-        let quotaHeader = ["x-quota-remaining": String(allowance.remaining)]
+        let quotaHeader = [WireHeader.quotaRemaining.key: String(allowance.remaining)]
 
         // Layer 3: the environment's ceilings on unpaid calls (calls and money). Its refusal keeps the
         // allowance unit.
@@ -225,7 +226,7 @@ package struct MeteredCall: Sendable {
         let result: UpstreamResult
         if timeout < Self.minimumUpstreamTime {
             // Too little time to make the call at all: it is not sent, so nothing can have been billed.
-            result = .failed(.notSent, reason: "upstream.no_time_left")
+            result = .failed(.notSent, reason: GateReason.upstreamNoTimeLeft.slug)
         } else {
             result = await upstream.call(route: route, body: bound.body, timeout: timeout)
         }
@@ -238,7 +239,7 @@ package struct MeteredCall: Sendable {
         }
         if verdict.release { await release(allowance: allowance, ceiling: ceiling, logger: logger) }
         var headers = quotaHeader
-        if verdict.release { headers["x-quota-remaining"] = String(allowance.remaining + 1) }
+        if verdict.release { headers[WireHeader.quotaRemaining.key] = String(allowance.remaining + 1) }
         if case .streaming(let status, let contentType, let stream) = result {
             // The provider is streaming: both units stay spent; the money reservation settles to the final
             // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
@@ -333,8 +334,8 @@ package struct MeteredCall: Sendable {
         var response = response
         response.headers["cache-control"] = "no-store"
         if let challenge {
-            response.headers["x-attest-next-challenge"] = Bytes.base64(challenge.bytes)
-            response.headers["x-attest-next-challenge-expires"] = String(challenge.expiresAt)
+            response.headers[WireHeader.nextChallenge.key] = Bytes.base64(challenge.bytes)
+            response.headers[WireHeader.nextChallengeExpires.key] = String(challenge.expiresAt)
         }
         return response
     }
@@ -342,8 +343,8 @@ package struct MeteredCall: Sendable {
     static func slug(_ error: any Error) -> String {
         switch error {
         case let error as StoreError: error.reason
-        case is ChallengeIssueError: "challenge.issue_bound"
-        default: "store.unexpected"
+        case is ChallengeIssueError: GateReason.challengeIssueBound.slug
+        default: GateReason.storeUnexpected.slug
         }
     }
 }

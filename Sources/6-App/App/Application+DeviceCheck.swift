@@ -50,7 +50,7 @@ struct DeviceCheckFallback: FallbackDeviceCheck {
 
     func check(token: String, deviceID: String, now: Date) async -> ProviderMerge.Answer {
         guard let result = await provider.check(token: token, deviceID: deviceID, now: now) else {
-            return .rejected("devicecheck.off")
+            return .rejected(GateReason.deviceCheckOff.slug)
         }
         return ProviderMerge.Answer(result)
     }

@@ -1,6 +1,7 @@
 internal import AttestCore
 internal import Gate
 internal import LambdaRuntime
+internal import WireContract
 
 /// Serves one of the gate's own endpoints (`/v1/attest/challenge`, `/v1/attest/keys`).
 struct GateEndpointHandler: APIRouteHandler {
@@ -14,7 +15,7 @@ struct GateEndpointHandler: APIRouteHandler {
 
     func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
         let now = clock.now()
-        let device = request.headers["x-device-id"]
+        let device = request.headers[WireHeader.deviceID.key]
         let deadline = Deadline.after(context.remainingTime(now: now))
         let answer = await Deadline.$current.withValue(deadline) {
             switch endpoint {

@@ -1,31 +1,33 @@
 package import HTTPClient
 internal import Synchronization
+package import TestSupport
 
-/// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked,
-/// resent: a resent request is sent, its answer dropped, and sent again, exactly what an SDK does when a
-/// write commits but its response is lost (docs/dynamodb.md, own writes; the same effect as the DynamoDB
-/// client's `ResendHook`, applied beneath the product's wiring so no test knob enters it).
+/// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked, resent
+/// through a `ResendingTransport` (a request sent, its answer dropped, sent again: what an SDK does when a
+/// write commits but its response is lost), beneath the product's wiring so no test knob enters it. It can
+/// also refuse chosen requests and let another writer land between a write and its resend (`interleave`).
 package final class DynamoTrafficTransport: HTTPTransport {
     private let base: any HTTPTransport
-    private let resend: Mutex<Set<String>>
-    private let state = Mutex<(operations: [String], resent: Int)>(([], 0))
+    private let resending: ResendingTransport
+    private let sent = Mutex<[String]>([])
+    private let interleavedResends = Mutex(0)
     private let refusing = Mutex<(@Sendable (String, [UInt8]) -> Bool)?>(nil)
     private let pending = Mutex<(marker: String, resend: Bool, between: @Sendable () async throws -> Void)?>(nil)
 
     /// - Parameter resending: DynamoDB operations (`UpdateItem`, `PutItem`, …) whose every request is sent twice.
     package init(base: any HTTPTransport = CurlTransport(), resending: Set<String> = []) {
         self.base = base
-        self.resend = Mutex(resending)
+        self.resending = ResendingTransport(base, resending: resending)
     }
 
     /// Changes the operations that are resent from now on.
-    package func resend(_ operations: Set<String>) { resend.withLock { $0 = operations } }
+    package func resend(_ operations: Set<String>) { resending.resend(operations) }
 
     /// Every DynamoDB operation sent so far, in order (a resend counts once).
-    package var operations: [String] { state.withLock { $0.operations } }
+    package var operations: [String] { sent.withLock { $0 } }
 
-    /// How many requests were sent a second time.
-    package var resent: Int { state.withLock { $0.resent } }
+    /// How many requests were sent a second time (by the resend, or by an interleave).
+    package var resent: Int { resending.resent + interleavedResends.withLock { $0 } }
 
     /// From now on, answers every DynamoDB request for which `predicate(operation, body)` holds with a
     /// `400 ValidationException` (not retried) without sending it; nil stops refusing.
@@ -45,13 +47,17 @@ package final class DynamoTrafficTransport: HTTPTransport {
         pending.withLock { $0 = (marker, resend, between) }
     }
 
-    /// Forgets the recorded operations.
-    package func resetCounts() { state.withLock { $0 = ([], 0) } }
+    /// Forgets the recorded operations and resends.
+    package func resetCounts() {
+        sent.withLock { $0 = [] }
+        resending.resetCount()
+        interleavedResends.withLock { $0 = 0 }
+    }
 
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let target = request.headers.first { $0.name.lowercased() == "x-amz-target" }?.value
-        guard let target, target.hasPrefix("DynamoDB_") else { return try await base.send(request) }
-        let operation = String(target.split(separator: ".").last ?? "")
+        guard let target = request.headers.first(where: { $0.name.lowercased() == "x-amz-target" })?.value,
+            target.hasPrefix("DynamoDB_"), let operation = ResendingTransport.operation(of: request)
+        else { return try await base.send(request) }
         if let refuse = refusing.withLock({ $0 }), refuse(operation, request.body) {
             let body = #"{"__type":"com.amazon.coral.validation#ValidationException","message":"refused by the test"}"#
             return HTTPResponse(
@@ -60,24 +66,17 @@ package final class DynamoTrafficTransport: HTTPTransport {
                 body: Array(body.utf8)
             )
         }
-        let again = resend.withLock { $0.contains(operation) }
-        state.withLock {
-            $0.operations.append(operation)
-            if again { $0.resent += 1 }
-        }
+        sent.withLock { $0.append(operation) }
         let text = String(decoding: request.body, as: UTF8.self)
         let interleaved = pending.withLock { pending -> (resend: Bool, between: @Sendable () async throws -> Void)? in
             guard let (marker, resend, between) = pending, text.contains(marker) else { return nil }
             pending = nil
             return (resend, between)
         }
-        if let (resend, between) = interleaved {
-            if resend { _ = try await base.send(request) }
-            try await between()
-            if resend { state.withLock { $0.resent += 1 } }
-        } else if again {
-            _ = try await base.send(request)
-        }
+        guard let (resend, between) = interleaved else { return try await resending.send(request) }
+        if resend { _ = try await base.send(request) }
+        try await between()
+        if resend { interleavedResends.withLock { $0 += 1 } }
         return try await base.send(request)
     }
 }

@@ -1,8 +1,10 @@
 package import AttestCore
 internal import Crypto
+internal import CryptoTestSupport
 package import FoundationEssentials
 internal import HTTPClient
 package import TestSupport
+package import WireContract
 
 /// Play Integrity (and DeviceCheck) for a `GateTestApp`: settings that point the app at a running
 /// `local-harness/fake_google.py`, and Android calls as the app makes them.
@@ -14,12 +16,12 @@ package enum FakePlay {
 
     /// A throw-away service-account JSON key (never a real credential).
     package static func serviceAccountJSON() throws -> [UInt8] {
-        let key = try RSAPrivateKey.generateForTesting()
+        let key = try GeneratedRSAKey.shared()
         return JSONValue.object([
             "type": .string("service_account"),
             "project_id": .string("attestgate-tests"),
             "private_key_id": .string(Bytes.hex(SecureRandom().bytes(20))),
-            "private_key": .string(try key.pkcs8PEMForTesting()),
+            "private_key": .string(key.pkcs8PEM),
             "client_email": .string(serviceAccountEmail),
             "token_uri": .string("https://oauth2.googleapis.com/token"),
         ]).serializedBytes
@@ -58,19 +60,19 @@ package struct AndroidCall: Sendable {
     package let body: [UInt8]
     package let token: String
     /// The client-data document of request binding.
-    package let clientData: ClientDataDocument
+    package let clientData: ClientData
 
     /// `requestHash` of request binding (what a genuine app passes to Play).
-    package var requestHash: String { clientData.requestHash }
+    package var requestHash: String { clientData.playRequestHash }
 
     /// The proof headers; `clientData: false` leaves out `X-Attest-Client-Data` (challenge binding).
     package func headers(clientData includeClientData: Bool = true) -> [String: String] {
         var headers = [
-            "X-Device-ID": deviceID,
-            "X-Attest-Challenge": challenge,
-            "X-Play-Integrity-Token": token,
+            WireHeader.deviceID.name: deviceID,
+            WireHeader.challenge.name: challenge,
+            WireHeader.playIntegrityToken.name: token,
         ]
-        if includeClientData { headers["X-Attest-Client-Data"] = Bytes.base64(clientData.bytes) }
+        if includeClientData { headers[WireHeader.clientData.name] = clientData.header }
         return headers
     }
 }
@@ -91,7 +93,7 @@ extension GateTestClient {
             path: path,
             body: body,
             token: "pi-" + Bytes.base64URL(SecureRandom().bytes(24)),
-            clientData: ClientDataDocument(challenge: challengeText, method: "POST", path: path, body: body)
+            clientData: ClientData(challenge: challengeText, method: "POST", path: path, body: body)
         )
     }
 

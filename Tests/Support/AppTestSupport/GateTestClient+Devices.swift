@@ -2,6 +2,7 @@ package import AttestCore
 internal import Crypto
 package import FoundationEssentials
 package import SimulatedDevice
+internal import WireContract
 
 /// A genuine simulated iPhone as the app sees it: the device ID kept in the Keychain, the current App
 /// Attest key and the next challenge the server handed out.
@@ -17,33 +18,6 @@ package struct IOSDevice: Sendable {
         key = try SimulatedAppAttestKey()
         nextChallenge = nil
     }
-}
-
-/// The four fields of request binding (docs/api.md section 2), in the exact bytes the app hashes.
-package struct ClientDataDocument: Sendable {
-    package var challenge: String
-    package var method: String
-    package var path: String
-    package var bodySHA256: String
-
-    package init(challenge: String, method: String, path: String, body: [UInt8]) {
-        self.challenge = challenge
-        self.method = method
-        self.path = path
-        self.bodySHA256 = Bytes.hex(Digest.sha256(body))
-    }
-
-    package var bytes: [UInt8] {
-        JSONValue.object([
-            "challenge": .string(challenge), "method": .string(method), "path": .string(path),
-            "bodySHA256": .string(bodySHA256),
-        ]).serializedBytes
-    }
-
-    /// iOS `clientDataHash`.
-    package var clientDataHash: [UInt8] { Digest.sha256(bytes) }
-    /// Android `requestHash`.
-    package var requestHash: String { Bytes.hex(Digest.sha256(bytes)) }
 }
 
 /// A fresh random (version 4) UUID, lower case, as an app would generate its device ID.
@@ -75,7 +49,7 @@ extension GateTestClient {
 
     /// `POST /v1/attest/challenge`.
     package func requestChallenge(deviceID: String) async throws -> GateTestResponse {
-        try await execute("/v1/attest/challenge", headers: ["X-Device-ID": deviceID])
+        try await execute("/v1/attest/challenge", headers: [WireHeader.deviceID.name: deviceID])
     }
 
     /// A fresh challenge (base64) for `deviceID`.
@@ -103,7 +77,7 @@ extension GateTestClient {
         guard let challengeBytes = Bytes.fromBase64(challenge) else { throw GateTestError("challenge not base64") }
         let attestation = try device.device.attest(
             device.key,
-            clientDataHash: Digest.sha256(challengeBytes),
+            clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challengeBytes),
             now: app.clock.now(),
             options: options
         )
@@ -112,7 +86,11 @@ extension GateTestClient {
             "attestation": .string(Bytes.base64(attestation)),
             "challenge": .string(challenge),
         ])
-        return try await execute("/v1/attest/keys", headers: ["X-Device-ID": deviceID], body: body.serializedBytes)
+        return try await execute(
+            "/v1/attest/keys",
+            headers: [WireHeader.deviceID.name: deviceID],
+            body: body.serializedBytes
+        )
     }
 
     /// The proof headers of one metered call: a new assertion (the key's counter moves on) over the
@@ -126,21 +104,21 @@ extension GateTestClient {
         binding: String = "request"
     ) throws -> [String: String] {
         var headers = [
-            "X-Device-ID": device.deviceID,
-            "X-Attest-Challenge": challenge,
-            "X-App-Attest-Key-Id": Bytes.base64(device.key.keyId),
+            WireHeader.deviceID.name: device.deviceID,
+            WireHeader.challenge.name: challenge,
+            WireHeader.appAttestKeyID.name: Bytes.base64(device.key.keyId),
         ]
         let clientDataHash: [UInt8]
         if binding == "request" {
-            let clientData = ClientDataDocument(challenge: challenge, method: method, path: path, body: body)
-            headers["X-Attest-Client-Data"] = Bytes.base64(clientData.bytes)
-            clientDataHash = clientData.clientDataHash
+            let clientData = ClientData(challenge: challenge, method: method, path: path, body: body)
+            headers[WireHeader.clientData.name] = clientData.header
+            clientDataHash = clientData.appAttestClientDataHash
         } else {
             guard let bytes = Bytes.fromBase64(challenge) else { throw GateTestError("challenge not base64") }
-            clientDataHash = Digest.sha256(bytes)
+            clientDataHash = ChallengeBinding.appAttestClientDataHash(challenge: bytes)
         }
         let assertion = try device.device.assert(&device.key, clientDataHash: clientDataHash)
-        headers["X-App-Attest-Assertion"] = Bytes.base64(assertion)
+        headers[WireHeader.appAttestAssertion.name] = Bytes.base64(assertion)
         return headers
     }
 
@@ -164,7 +142,7 @@ extension GateTestClient {
             binding: binding
         )
         let response = try await execute(method: method, path, headers: headers, body: body)
-        device.nextChallenge = response.header("x-attest-next-challenge")
+        device.nextChallenge = response.header(WireHeader.nextChallenge.name)
         return response
     }
 }

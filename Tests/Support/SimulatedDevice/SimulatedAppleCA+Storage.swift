@@ -1,4 +1,5 @@
 internal import Crypto
+internal import CryptoTestSupport
 internal import FoundationEssentials
 
 /// Saving and loading a synthetic CA, so that two processes share one: the demo device (which signs

@@ -1,6 +1,7 @@
 internal import AttestCore
 internal import CBOR
 internal import Crypto
+internal import CryptoTestSupport
 internal import FoundationEssentials
 
 extension SimulatedDevice {
@@ -54,7 +55,8 @@ extension SimulatedDevice {
         if options.unknownCriticalExtension {
             extensions.append(.init(oid: "1.3.6.1.4.1.55555.1", critical: true, value: [0x05, 0x00]))
         }
-        let subjectKey = options.rsaLeafKey ? try PrivateKey(generating: .rsa2048) : key.privateKey.privateKey
+        let subjectKey =
+            options.rsaLeafKey ? try GeneratedRSAKey.shared().publicKeyDER : key.privateKey.privateKey.publicKeyDER
         return try CertificateBuilder(
             subject: [
                 ("CN", Bytes.hex(key.keyId)), ("OU", "AAA Certification"), ("O", "Apple Inc."), ("ST", "California"),
@@ -63,7 +65,7 @@ extension SimulatedDevice {
             notBefore: now.addingTimeInterval(options.leafValidity.lowerBound),
             notAfter: now.addingTimeInterval(options.leafValidity.upperBound),
             extensions: extensions
-        ).issue(subjectKey: subjectKey, issuer: authority.intermediate, issuerKey: authority.intermediateKey)
+        ).issue(subjectPublicKeyDER: subjectKey, issuer: authority.intermediate, issuerKey: authority.intermediateKey)
     }
 
     /// An ATTEST receipt (Apple "Assessing fraud risk"): PKCS#7 over a SET of

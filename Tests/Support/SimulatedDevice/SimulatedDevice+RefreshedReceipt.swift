@@ -1,4 +1,5 @@
 package import Crypto
+internal import CryptoTestSupport
 package import FoundationEssentials
 
 extension SimulatedDevice {

@@ -1,8 +1,10 @@
+internal import Dispatch
 internal import Glibc
 internal import Synchronization
 
 /// A child process for integration tests (the local harness, which runs the real `bootstrap`), with
-/// its stdin and stdout on pipes. Closing stdin tells the harness to stop; `terminate()` makes sure.
+/// its stdin and stdout on pipes. Closing stdin tells the harness to stop; `stop()` makes sure. Nothing
+/// here blocks Swift's cooperative pool: reads and waits run on threads of their own (`offThePool`).
 public final class ChildProcess: Sendable {
     public let pid: Int32
     private let stdinFD: Int32
@@ -48,7 +50,13 @@ public final class ChildProcess: Sendable {
         self.stdoutFD = output[0]
     }
 
-    /// The next line of standard output (blocking), or nil at end of file.
+    /// The next line of standard output, or nil at end of file; the read happens off the cooperative pool.
+    public func nextLine() async -> String? {
+        await offThePool("child-read") { self.readLine() }
+    }
+
+    /// The next line of standard output, or nil at end of file. Blocks the calling thread: from async code,
+    /// call `nextLine()`.
     public func readLine() -> String? {
         while true {
             if let line = state.withLock({ state -> String? in
@@ -66,26 +74,51 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Closes stdin, sends SIGTERM, waits up to 5 s, then SIGKILL. Safe to call more than once.
+    /// Closes stdin, sends SIGTERM and waits (off the cooperative pool) until the child is gone: up to 5 s,
+    /// then SIGKILL. Safe to call more than once, and together with `terminate()`.
+    public func stop() async {
+        guard let reap = signalStop() else { return }
+        await offThePool("child-reap") { reap() }
+    }
+
+    /// Closes stdin and sends SIGTERM without waiting; the child is reaped on a thread of its own (up to
+    /// 5 s, then SIGKILL). Safe to call more than once; `deinit` calls it.
     public func terminate() {
+        guard let reap = signalStop() else { return }
+        DispatchQueue(label: "attestgate.test.child-reap").async { reap() }
+    }
+
+    /// The first call closes stdin and sends SIGTERM, and returns the blocking reaper; later calls nil.
+    private func signalStop() -> (@Sendable () -> Void)? {
         let first = state.withLock { state -> Bool in
             defer { state.exited = true }
             return !state.exited
         }
-        guard first else { return }
+        guard first else { return nil }
         close(stdinFD)
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                close(stdoutFD)
-                return
+        let (pid, stdoutFD) = (self.pid, self.stdoutFD)
+        return {
+            var status: Int32 = 0
+            defer { close(stdoutFD) }
+            for _ in 0..<500 {
+                if waitpid(pid, &status, WNOHANG) == pid { return }
+                usleep(10_000)
             }
-            usleep(100_000)
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
         }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        close(stdoutFD)
+    }
+
+    /// Waits (off the cooperative pool) for the child `pid` of this process to exit.
+    /// - Returns: its exit status (`WEXITSTATUS`), or 128 + the signal that ended it.
+    public static func exitStatus(of pid: Int32) async -> Int32 {
+        await offThePool("waitpid") {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
     }
 
     deinit { terminate() }

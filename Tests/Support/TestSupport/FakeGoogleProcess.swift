@@ -1,4 +1,5 @@
 public import AttestCore
+internal import Dispatch
 internal import Glibc
 public import HTTPClient
 
@@ -18,13 +19,35 @@ public final class FakeGoogleProcess: Sendable {
 
     public struct StartError: Error { public let what: String }
 
-    /// Starts the fake.
+    /// Starts the fake and waits (off the cooperative pool) until it listens.
     /// - Parameters:
     ///   - serviceAccountJSON: the service account whose public half checks assertions (nil: none).
     ///   - deviceCheckKeyPEM: the `.p8` whose public half checks DeviceCheck JWTs (nil: every JWT refused).
     ///   - fixtures: folder of `decode_*.json` for `/control/verdict {"fixture": …}`.
     ///   - extraArguments: more command-line options (`--devicecheck-key-id`, `--no-clock-check`, …).
-    public init(
+    public static func start(
+        serviceAccountJSON: [UInt8]?,
+        deviceCheckKeyPEM: String? = nil,
+        fixtures: String = ".",
+        extraArguments: [String] = []
+    ) async throws -> FakeGoogleProcess {
+        try await offThePool("fake-google") {
+            try FakeGoogleProcess(
+                serviceAccountJSON: serviceAccountJSON,
+                deviceCheckKeyPEM: deviceCheckKeyPEM,
+                fixtures: fixtures,
+                extraArguments: extraArguments
+            )
+        }
+    }
+
+    /// Starts the fake, blocking the calling thread until it listens (up to 15 s): see `start`.
+    /// - Parameters:
+    ///   - serviceAccountJSON: the service account whose public half checks assertions (nil: none).
+    ///   - deviceCheckKeyPEM: the `.p8` whose public half checks DeviceCheck JWTs (nil: every JWT refused).
+    ///   - fixtures: folder of `decode_*.json` for `/control/verdict {"fixture": …}`.
+    ///   - extraArguments: more command-line options (`--devicecheck-key-id`, `--no-clock-check`, …).
+    private init(
         serviceAccountJSON: [UInt8]?,
         deviceCheckKeyPEM: String? = nil,
         fixtures: String = ".",
@@ -86,13 +109,17 @@ public final class FakeGoogleProcess: Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
     public var tokenURL: String { baseURL + "/token" }
 
-    /// Stops the process (by its pid) and removes the temporary files.
+    /// Stops the process (by its pid, SIGKILL) and removes the temporary files; the child is reaped on a
+    /// thread of its own, so this never blocks the cooperative pool.
     public func stop() {
         kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        for name in ["service-account.json", "devicecheck.p8", "fake_google.log"] { unlink(folder + "/" + name) }
-        rmdir(folder)
+        let (pid, folder) = (self.pid, self.folder)
+        DispatchQueue(label: "attestgate.test.fake-google-reap").async {
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            for name in ["service-account.json", "devicecheck.p8", "fake_google.log"] { unlink(folder + "/" + name) }
+            rmdir(folder)
+        }
     }
 
     /// POSTs a control command and expects 200.

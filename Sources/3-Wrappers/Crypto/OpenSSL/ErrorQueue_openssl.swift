@@ -1,10 +1,11 @@
 internal import COpenSSL
 
 /// OpenSSL's per-thread error queue. Read it in the same synchronous call that failed: after an
-/// `await` the task may resume on another thread with another queue.
-enum OpenSSLErrorQueue {
+/// `await` the task may resume on another thread with another queue. `package` so that test support
+/// (Tests/Support/CryptoTestSupport) reports its OpenSSL failures the same way.
+package enum OpenSSLErrorQueue {
     /// Empties the queue and returns its entries as one line (for `CryptoError.detail`).
-    static func drain() -> String {
+    package static func drain() -> String {
         var lines: [String] = []
         while true {
             let code = ERR_get_error()
@@ -19,7 +20,7 @@ enum OpenSSLErrorQueue {
     }
 
     /// A `CryptoError` carrying whatever the queue holds, which is emptied.
-    static func error(_ reason: CryptoError.Reason, _ what: String) -> CryptoError {
+    package static func error(_ reason: CryptoError.Reason, _ what: String) -> CryptoError {
         let queue = drain()
         return CryptoError(reason, detail: queue.isEmpty ? what : "\(what): \(queue)")
     }

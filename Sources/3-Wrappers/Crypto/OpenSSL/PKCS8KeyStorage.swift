@@ -95,49 +95,6 @@ final class PKCS8KeyStorage: @unchecked Sendable {
         }
         return der
     }
-
-    /// The key as unencrypted PKCS#8 PEM.
-    func pkcs8PEM() throws(PrivateKeyError) -> String {
-        ERR_clear_error()
-        guard let bio = BIO_new(BIO_s_mem()) else { throw PrivateKeyError(.keyMalformed, detail: "BIO_new") }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PKCS8PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else {
-            throw PrivateKeyError(.keyMalformed, detail: drainOpenSSLErrors())
-        }
-        var out = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while true {
-            let read = chunk.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32($0.count)) }
-            if read <= 0 { break }
-            out.append(contentsOf: chunk.prefix(Int(read)))
-        }
-        defer {
-            Zeroization.wipe(&out)
-            Zeroization.wipe(&chunk)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// A fresh RSA key (`EVP_PKEY_keygen`).
-    static func generateRSA(bits: Int) throws(PrivateKeyError) -> PKCS8KeyStorage {
-        ERR_clear_error()
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else {
-            throw PrivateKeyError(.keyUnsupported, detail: drainOpenSSLErrors())
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var generated: OpaquePointer? = nil
-        guard EVP_PKEY_keygen_init(context) == 1,
-            EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
-            EVP_PKEY_keygen(context, &generated) == 1,
-            let generated
-        else { throw PrivateKeyError(.keyUnsupported, detail: drainOpenSSLErrors()) }
-        do {
-            return try PKCS8KeyStorage(unsafeTakingOwnership: generated, expecting: .rsa)
-        } catch {
-            EVP_PKEY_free(generated)
-            throw error
-        }
-    }
 }
 
 /// Empties OpenSSL's per-thread error queue into a log detail (at most 8 entries). Call it in the same

@@ -3,35 +3,6 @@ internal import COpenSSL
 internal import CShims
 
 extension PrivateKey {
-    static func generate(_ kind: Kind) throws(CryptoError) -> EVPKeyOwner {
-        ERR_clear_error()
-        let algorithm = kind == .rsa2048 ? "RSA" : "EC"
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_CTX_new_from_name")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "keygen_init") }
-        switch kind {
-        case .p256:
-            guard EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "group")
-            }
-        case .p384:
-            guard EVP_PKEY_CTX_set_group_name(context, "P-384") == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "group")
-            }
-        case .rsa2048:
-            guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "bits")
-            }
-        }
-        var key: OpaquePointer? = nil
-        guard EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_generate")
-        }
-        return EVPKeyOwner(unsafeTakingOwnership: key)
-    }
-
     static func importEC(pem: String) throws(CryptoError) -> PrivateKey {
         ERR_clear_error()
         var der = try PEM.decode(pem, labels: ["PRIVATE KEY", "EC PRIVATE KEY"])
@@ -72,9 +43,6 @@ extension PrivateKey {
         defer { der.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
         return PEM.encode(der, label: "PRIVATE KEY")
     }
-
-    /// The digest an ECDSA key of this kind pairs with when it signs certificates.
-    var certificateDigest: OpaquePointer? { kind == .p384 ? EVP_sha384() : EVP_sha256() }
 
     func signSHA256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         ERR_clear_error()

@@ -73,32 +73,4 @@ extension SignedData {
         ERR_clear_error()
         return content
     }
-
-    static func makeSignature(
-        _ content: [UInt8],
-        signer: Certificate,
-        key: PrivateKey,
-        extraCertificates: [Certificate]
-    ) throws(CryptoError) -> [UInt8] {
-        ERR_clear_error()
-        guard let stack = cshim_sk_X509_new_null() else { throw OpenSSLErrorQueue.error(.internalFailure, "sk") }
-        defer { cshim_sk_X509_pop_free(stack) }
-        for certificate in extraCertificates {
-            X509_up_ref(certificate.owner.pointer)  // released by pop_free
-            _ = cshim_sk_X509_push(stack, certificate.owner.pointer)
-        }
-        // The memory BIO reads `content` in place, so it lives and dies inside the buffer's scope.
-        let p7: UnsafeMutablePointer<PKCS7>? = content.withUnsafeBufferPointer { buffer in
-            guard let input = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            defer { BIO_free(input) }
-            return PKCS7_sign(signer.owner.pointer, key.owner.pointer, stack, input, Int32(PKCS7_BINARY | PKCS7_NOATTR))
-        }
-        guard let p7 else { throw OpenSSLErrorQueue.error(.internalFailure, "PKCS7_sign") }
-        defer { PKCS7_free(p7) }
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_PKCS7(p7, &out)
-        defer { cshim_OPENSSL_free(out) }
-        guard length > 0, let out else { throw OpenSSLErrorQueue.error(.internalFailure, "i2d_PKCS7") }
-        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
-    }
 }

@@ -26,7 +26,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             case "ATTEST_KEY":
                 guard let keyId = item["key_id"]?.bytesValue, let publicKey = item["public_key"]?.bytesValue,
                     let counter = item["counter"]?.intValue, let counterValue = UInt32(exactly: counter)
-                else { throw StoreError("store.key_row_malformed") }
+                else { throw StoreError(GateReason.keyRowMalformed.slug) }
                 key = StoredAppAttestKey(
                     keyId: keyId,
                     publicKey: publicKey,
@@ -67,7 +67,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             if let binding = try await replace(deviceID: deviceID, key: key, receipt: receipt) { return binding }
             if try await refresh(deviceID: deviceID, key: key, receipt: receipt) { return .reRegistered }
         }
-        throw StoreError("store.key_bind_unconfirmed")
+        throw StoreError(GateReason.keyBindUnconfirmed.slug)
     }
 
     /// Step 2: bound or rebound, or nil when the row already holds this key.
@@ -91,7 +91,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
         )
         guard outcome.succeeded else { return nil }
         guard let replaced = outcome.row?["replaced"]?.bytesValue else {
-            throw StoreError("store.key_bind_unconfirmed")
+            throw StoreError(GateReason.keyBindUnconfirmed.slug)
         }
         // The condition kept this key out, so `replaced` is none or another key (a resend included).
         return replaced.isEmpty ? .bound : .rebound

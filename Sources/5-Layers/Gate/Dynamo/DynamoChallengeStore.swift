@@ -80,7 +80,7 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
             if newDay.succeeded { return }
             // Another issue started the day between our two writes: count against it.
         }
-        throw StoreError("store.challenge_issue_count_contended")
+        throw StoreError(GateReason.challengeIssueCountContended.slug)
     }
 
     package func spend(deviceID: String, challenge: [UInt8], now: Date) async throws -> Bool {

@@ -1,35 +1,23 @@
 package import AttestCore
 package import DynamoDB
 
-/// The single table (docs/api.md section 6) as the gate's stores use it: the client, the table and how
-/// conditional writes protect themselves against resends.
+/// The single table (docs/api.md section 6) as the gate's stores use it: the client, the table, and the
+/// random source that mints each conditional write's own-write token (resend safety, OwnWrite.swift).
 package struct GateTable: Sendable {
     package let client: DynamoDBClient
     package let table: Table
     package let random: any RandomSource
-    /// `.ownWriteTokens` in the product; the resend harness (issue 8) builds a second table value with
-    /// `.controlWithoutTokens` to show that the same writes without tokens break under a resend.
-    package let safety: WriteSafety
 
-    package enum WriteSafety: Sendable, Hashable {
-        /// Every conditional write carries a per-call token and reads `ALL_OLD` on refusal.
-        case ownWriteTokens
-        /// The pre-fix write: same condition, no token. Only the harness's controls use it.
-        case controlWithoutTokens
-    }
-
-    package init(client: DynamoDBClient, table: Table, random: any RandomSource, safety: WriteSafety = .ownWriteTokens)
-    {
+    package init(client: DynamoDBClient, table: Table, random: any RandomSource) {
         self.client = client
         self.table = table
         self.random = random
-        self.safety = safety
     }
 
     /// A key of the table.
     package static func key(_ pk: String, _ sk: String) -> Item { ["PK": .s(pk), "SK": .s(sk)] }
 
-    /// One conditional update, resend-safe unless this is a control table.
+    /// One conditional update, resend-safe through its own-write token (`OwnWriteUpdate`).
     /// - Throws: `StoreError` named after `operation` for anything but a refused condition.
     func update(
         _ operation: String,
@@ -40,33 +28,16 @@ package struct GateTable: Sendable {
         returnValues: ReturnValues = .none
     ) async throws(StoreError) -> OwnWriteOutcome {
         let deadline = Deadline.forCall()
+        let write = OwnWriteUpdate(
+            table: table,
+            key: key,
+            update: update,
+            condition: condition,
+            tokenAttribute: tokenAttribute,
+            returnValues: returnValues
+        )
         do {
-            switch safety {
-            case .ownWriteTokens:
-                let write = OwnWriteUpdate(
-                    table: table,
-                    key: key,
-                    update: update,
-                    condition: condition,
-                    tokenAttribute: tokenAttribute,
-                    returnValues: returnValues
-                )
-                return try await client.ownWriteUpdate(write, random: random, deadline: deadline)
-            case .controlWithoutTokens:
-                let request = UpdateItem(
-                    table: table,
-                    key: key,
-                    update: update,
-                    condition: condition,
-                    returnValues: returnValues,
-                    returnOldItemOnConditionFailure: true
-                )
-                do {
-                    return .applied(attributes: try await client.updateItem(request, deadline: deadline))
-                } catch  where error.reason == .conditionalCheckFailed {
-                    return .refused(row: error.oldItem)
-                }
-            }
+            return try await client.ownWriteUpdate(write, random: random, deadline: deadline)
         } catch {
             throw StoreError("store.\(operation)_failed", detail: error.description)
         }

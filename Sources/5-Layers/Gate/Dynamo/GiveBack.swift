@@ -48,11 +48,6 @@ struct GiveBack: Sendable {
             condition = condition.map { $0.and(clause) } ?? clause
         }
         let update = UpdateExpression(add: amounts.map { "\(name: $0.0) \(value: .number(-$0.1))" })
-        if table.safety == .controlWithoutTokens {
-            // The harness's control: the decrement alone, no marker (a resend applies it twice).
-            return try await table.update(operation, key: key, update: update, condition: condition, tokenAttribute: "")
-                .succeeded
-        }
         var markerItem = Self.marker(callID, kind)
         markerItem[Table.ttlAttribute] = .number(dayEnd + retentionSeconds)
         for (attribute, amount) in amounts { markerItem[attribute] = .number(amount) }

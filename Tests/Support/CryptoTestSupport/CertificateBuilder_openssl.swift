@@ -1,18 +1,24 @@
 internal import COpenSSL
 internal import CShims
+internal import Crypto
 internal import FoundationEssentials
 internal import Glibc
 
 extension CertificateBuilder {
-    func build(subjectKey: PrivateKey, issuer: Certificate?, issuerKey: PrivateKey) throws(CryptoError) -> Certificate {
+    func build(
+        subjectKey: OwnedKey,
+        issuer: OwnedCertificate?,
+        issuerKey: OwnedKey,
+        sha384: Bool
+    ) throws(CryptoError) -> Certificate {
         ERR_clear_error()
         guard let x509 = X509_new() else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_new") }
-        let owner = X509Owner(unsafeTakingOwnership: x509)
+        defer { X509_free(x509) }
         guard X509_set_version(x509, 2) == 1,
             ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), serial) == 1,
             ASN1_TIME_set(X509_getm_notBefore(x509), time_t(notBefore.timeIntervalSince1970)) != nil,
             ASN1_TIME_set(X509_getm_notAfter(x509), time_t(notAfter.timeIntervalSince1970)) != nil,
-            X509_set_pubkey(x509, subjectKey.owner.pointer) == 1  // takes its own reference
+            X509_set_pubkey(x509, subjectKey.pointer) == 1  // takes its own reference
         else { throw OpenSSLErrorQueue.error(.internalFailure, "X509 fields") }
 
         guard let name = X509_NAME_new() else { throw OpenSSLErrorQueue.error(.internalFailure, "X509_NAME_new") }
@@ -25,14 +31,14 @@ extension CertificateBuilder {
         }
         // set1 semantics: the certificate copies the name.
         guard X509_set_subject_name(x509, name) == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "subject") }
-        let issuerName = issuer.map { X509_get_subject_name($0.owner.pointer) } ?? name
+        let issuerName = issuer.map { X509_get_subject_name($0.pointer) } ?? name
         guard X509_set_issuer_name(x509, issuerName) == 1 else {
             throw OpenSSLErrorQueue.error(.internalFailure, "issuer")
         }
 
         for ext in extensions { try add(ext, to: x509) }
 
-        guard X509_sign(x509, issuerKey.owner.pointer, issuerKey.certificateDigest) > 0 else {
+        guard X509_sign(x509, issuerKey.pointer, sha384 ? EVP_sha384() : EVP_sha256()) > 0 else {
             throw OpenSSLErrorQueue.error(.internalFailure, "X509_sign")
         }
         var out: UnsafeMutablePointer<UInt8>? = nil
@@ -40,7 +46,7 @@ extension CertificateBuilder {
         defer { cshim_OPENSSL_free(out) }
         guard length > 0, let out else { throw OpenSSLErrorQueue.error(.internalFailure, "i2d_X509") }
         let der = Array(UnsafeBufferPointer(start: out, count: Int(length)))
-        withExtendedLifetime(owner) {}
+        withExtendedLifetime((subjectKey, issuer, issuerKey)) {}
         return try Certificate(derRepresentation: der)
     }
 

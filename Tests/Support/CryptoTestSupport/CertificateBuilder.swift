@@ -1,7 +1,8 @@
+package import Crypto
 package import FoundationEssentials
 
-/// Issues X.509 v3 certificates, for synthetic chains in tests and the simulated device only.
-/// Production code verifies certificates; it never creates them.
+/// Issues X.509 v3 certificates, for synthetic chains in tests, the simulated device and benches.
+/// Production code verifies certificates; it never creates them, so this lives outside `Crypto`.
 package struct CertificateBuilder: Sendable {
     /// One extension: its OID (dotted), criticality and the DER that goes into `extnValue`.
     package struct Extension: Sendable {
@@ -53,6 +54,22 @@ package struct CertificateBuilder: Sendable {
         issuer: Certificate?,
         issuerKey: PrivateKey
     ) throws(CryptoError) -> Certificate {
-        try build(subjectKey: subjectKey, issuer: issuer, issuerKey: issuerKey)
+        try issue(subjectPublicKeyDER: subjectKey.publicKeyDER, issuer: issuer, issuerKey: issuerKey)
+    }
+
+    /// Issues the certificate for the public key `subjectPublicKeyDER` (DER SubjectPublicKeyInfo, any
+    /// algorithm: an RSA key makes a non-EC leaf), signed as `issue(subjectKey:issuer:issuerKey:)` does.
+    /// - Throws: `crypto.internal` if OpenSSL fails.
+    package func issue(
+        subjectPublicKeyDER: [UInt8],
+        issuer: Certificate?,
+        issuerKey: PrivateKey
+    ) throws(CryptoError) -> Certificate {
+        try build(
+            subjectKey: try OwnedKey(publicDER: subjectPublicKeyDER),
+            issuer: try issuer.map { (certificate) throws(CryptoError) in try OwnedCertificate(certificate) },
+            issuerKey: try OwnedKey(pem: issuerKey.pemRepresentation),
+            sha384: issuerKey.kind == .p384
+        )
     }
 }
