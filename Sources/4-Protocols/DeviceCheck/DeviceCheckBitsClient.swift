@@ -110,7 +110,8 @@ package struct DeviceCheckBitsClient: Sendable {
         do {
             response = try await transport.send(request)
         } catch {
-            throw TwoBitsError(deadline.remaining <= .zero ? .deadlineExceeded : .serviceUnavailable)
+            // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
+            throw TwoBitsError(deadline.remaining < Self.minimumAttempt ? .deadlineExceeded : .serviceUnavailable)
         }
         switch response.status {
         case 200: return response

@@ -141,7 +141,10 @@ package struct ReceiptExchangeClient: Sendable {
         do {
             response = try await transport.send(request)
         } catch {
-            throw ReceiptExchangeError(deadline.remaining <= .zero ? .deadlineExceeded : .serviceUnavailable)
+            // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
+            throw ReceiptExchangeError(
+                deadline.remaining < Self.minimumAttempt ? .deadlineExceeded : .serviceUnavailable
+            )
         }
         switch response.status {
         case 200:
