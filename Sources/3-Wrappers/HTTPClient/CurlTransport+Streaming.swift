@@ -86,14 +86,7 @@ extension CurlTransport: HTTPStreamingTransport {
             check(cshim_curl_setopt_trailer_cb(curl, CurlTransfer.trailerCallback))
             check(cshim_curl_setopt_ptr(curl, CURLOPT_TRAILERDATA, source))
         }
-        check(cshim_curl_setopt_write_cb(curl, CurlTransfer.writeCallback))
-        check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
-        check(cshim_curl_setopt_xferinfo_cb(curl, CurlTransfer.progressCallback))
-        set(curl, CURLOPT_NOPROGRESS, 0)
-        let context = Unmanaged.passUnretained(transfer).toOpaque()
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_XFERINFODATA, context))
+        installCallbacks(curl, transfer, write: CurlTransfer.writeCallback)
 
         let (code, message) = run(curl) {
             withExtendedLifetime((transfer, headerList, body)) { curl_easy_perform(curl) }
@@ -117,15 +110,8 @@ extension CurlTransport: HTTPStreamingTransport {
         transfer.curl = curl
         let headerList = CurlStringList(headerLines(for: request))
         configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
-        setBody(curl, request)
-        check(cshim_curl_setopt_write_cb(curl, CurlTransfer.streamWriteCallback))
-        check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
-        check(cshim_curl_setopt_xferinfo_cb(curl, CurlTransfer.progressCallback))
-        set(curl, CURLOPT_NOPROGRESS, 0)
-        let context = Unmanaged.passUnretained(transfer).toOpaque()
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_XFERINFODATA, context))
+        setMethodAndBody(curl, request)
+        installCallbacks(curl, transfer, write: CurlTransfer.streamWriteCallback)
 
         let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }
         if code == CURLE_OK {
@@ -135,65 +121,7 @@ extension CurlTransport: HTTPStreamingTransport {
             stream.end(nil)
         } else {
             // How far it got decides what a caller may release (HTTPError.Stage), as for buffered calls.
-            var requestBytes = 0
-            var pretransfer: curl_off_t = 0
-            check(cshim_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestBytes))
-            check(cshim_curl_getinfo_off_t(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer))
-            stream.end(
-                HTTPError.from(
-                    code,
-                    transfer: transfer,
-                    message: message,
-                    requestBytes: requestBytes,
-                    pretransferMicros: Int64(pretransfer)
-                )
-            )
-        }
-    }
-
-    /// The options both directions share: URL policy, TLS trust, timeouts, headers.
-    private static func configure(
-        _ curl: UnsafeMutableRawPointer,
-        _ request: HTTPRequest,
-        target: URLPolicy.Target,
-        caBundlePath: String?,
-        headers: CurlStringList
-    ) {
-        set(curl, CURLOPT_NOSIGNAL, 1)
-        set(curl, CURLOPT_FOLLOWLOCATION, 0)
-        setString(curl, CURLOPT_URL, request.url)
-        setProtocols(curl, target.allowedProtocols)
-        if target.scheme == "https", let caBundlePath { setString(curl, CURLOPT_CAINFO, caBundlePath) }
-        set(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
-        set(curl, CURLOPT_TIMEOUT_MS, request.timeout.map(milliseconds) ?? 0)
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_HTTPHEADER, headers.raw))
-    }
-
-    private static func setBody(_ curl: UnsafeMutableRawPointer, _ request: HTTPRequest) {
-        check(cshim_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
-        request.body.withUnsafeBytes { bytes in
-            let empty: [UInt8] = [0]
-            empty.withUnsafeBytes { fallback in
-                check(
-                    cshim_curl_setopt_ptr(
-                        curl,
-                        CURLOPT_COPYPOSTFIELDS,
-                        bytes.count == 0 ? fallback.baseAddress : bytes.baseAddress
-                    )
-                )
-            }
-        }
-        if request.method.uppercased() != "POST" { setString(curl, CURLOPT_CUSTOMREQUEST, request.method.uppercased()) }
-    }
-
-    /// Runs `perform` with libcurl's error buffer set, and returns its code and message.
-    private static func run(_ curl: UnsafeMutableRawPointer, _ perform: () -> CURLcode) -> (CURLcode, String) {
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        return errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress))
-            let code = perform()
-            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, nil))
-            return (code, String(cString: buffer.baseAddress!))
+            stream.end(failure(curl, code, transfer: transfer, message: message))
         }
     }
 }

@@ -70,6 +70,74 @@ public struct CurlTransport: HTTPTransport {
         }
     }
 
+    /// The options every transfer shares: URL policy, TLS trust, timeouts, headers.
+    static func configure(
+        _ curl: UnsafeMutableRawPointer,
+        _ request: HTTPRequest,
+        target: URLPolicy.Target,
+        caBundlePath: String?,
+        headers: CurlStringList
+    ) {
+        set(curl, CURLOPT_NOSIGNAL, 1)
+        set(curl, CURLOPT_FOLLOWLOCATION, 0)
+        setString(curl, CURLOPT_URL, request.url)
+        setProtocols(curl, target.allowedProtocols)
+        if target.scheme == "https", let caBundlePath { setString(curl, CURLOPT_CAINFO, caBundlePath) }
+        set(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
+        set(curl, CURLOPT_TIMEOUT_MS, request.timeout.map(milliseconds) ?? 0)
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_HTTPHEADER, headers.raw))
+    }
+
+    /// The response callbacks (`write` for the body; headers and progress as always) with `transfer` as their
+    /// context; the caller keeps `transfer` alive for the whole `curl_easy_perform`.
+    static func installCallbacks(
+        _ curl: UnsafeMutableRawPointer,
+        _ transfer: CurlTransfer,
+        write: cshim_curl_data_cb
+    ) {
+        check(cshim_curl_setopt_write_cb(curl, write))
+        check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
+        check(cshim_curl_setopt_xferinfo_cb(curl, CurlTransfer.progressCallback))
+        set(curl, CURLOPT_NOPROGRESS, 0)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_XFERINFODATA, context))
+    }
+
+    /// Runs `perform` with libcurl's error buffer set, and returns its code and message.
+    static func run(_ curl: UnsafeMutableRawPointer, _ perform: () -> CURLcode) -> (CURLcode, String) {
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        return errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress))
+            let code = perform()
+            // The buffer is only valid inside this closure: unset it before it goes away.
+            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, nil))
+            return (code, String(cString: buffer.baseAddress!))
+        }
+    }
+
+    /// A failed transfer as an `HTTPError` that says how far the request got (`HTTPError.Stage`), read from
+    /// libcurl's own account: what a caller may release depends on it.
+    static func failure(
+        _ curl: UnsafeMutableRawPointer,
+        _ code: CURLcode,
+        transfer: CurlTransfer,
+        message: String
+    ) -> HTTPError {
+        var requestBytes = 0
+        var pretransfer: curl_off_t = 0
+        check(cshim_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestBytes))
+        check(cshim_curl_getinfo_off_t(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer))
+        return HTTPError.from(
+            code,
+            transfer: transfer,
+            message: message,
+            requestBytes: requestBytes,
+            pretransferMicros: Int64(pretransfer)
+        )
+    }
+
     /// Configures `handle` for `request` and runs it; blocking, so only ever called on the handle's queue.
     private static func perform(
         _ request: HTTPRequest,
@@ -81,47 +149,13 @@ public struct CurlTransport: HTTPTransport {
         let curl = handle.raw
         let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes, cancellation: cancellation)
         let headerList = CurlStringList(headerLines(for: request))
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-
-        set(curl, CURLOPT_NOSIGNAL, 1)
-        set(curl, CURLOPT_FOLLOWLOCATION, 0)
-        setString(curl, CURLOPT_URL, request.url)
-        setProtocols(curl, target.allowedProtocols)
-        if target.scheme == "https", let caBundlePath { setString(curl, CURLOPT_CAINFO, caBundlePath) }
-        set(curl, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
-        set(curl, CURLOPT_TIMEOUT_MS, request.timeout.map(milliseconds) ?? 0)
+        configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
         check(cshim_curl_setopt_off_t(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         setMethodAndBody(curl, request)
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_HTTPHEADER, headerList.raw))
-        check(cshim_curl_setopt_write_cb(curl, CurlTransfer.writeCallback))
-        check(cshim_curl_setopt_header_cb(curl, CurlTransfer.headerCallback))
-        check(cshim_curl_setopt_xferinfo_cb(curl, CurlTransfer.progressCallback))
-        set(curl, CURLOPT_NOPROGRESS, 0)
-        let context = Unmanaged.passUnretained(transfer).toOpaque()
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_WRITEDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_HEADERDATA, context))
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_XFERINFODATA, context))
+        installCallbacks(curl, transfer, write: CurlTransfer.writeCallback)
 
-        let (code, message) = errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, buffer.baseAddress))
-            let code = withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) }
-            // The buffer is only valid inside this closure: unset it before it goes away.
-            check(cshim_curl_setopt_ptr(curl, CURLOPT_ERRORBUFFER, nil))
-            return (code, String(cString: buffer.baseAddress!))
-        }
-        guard code == CURLE_OK else {
-            var requestBytes = 0
-            var pretransfer: curl_off_t = 0
-            check(cshim_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestBytes))
-            check(cshim_curl_getinfo_off_t(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer))
-            throw HTTPError.from(
-                code,
-                transfer: transfer,
-                message: message,
-                requestBytes: requestBytes,
-                pretransferMicros: Int64(pretransfer)
-            )
-        }
+        let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }
+        guard code == CURLE_OK else { throw failure(curl, code, transfer: transfer, message: message) }
 
         var status = 0
         check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))
@@ -150,7 +184,7 @@ public struct CurlTransport: HTTPTransport {
         return lines
     }
 
-    private static func setMethodAndBody(_ curl: UnsafeMutableRawPointer, _ request: HTTPRequest) {
+    static func setMethodAndBody(_ curl: UnsafeMutableRawPointer, _ request: HTTPRequest) {
         let method = request.method.uppercased()
         switch method {
         case "GET" where request.body.isEmpty:
