@@ -1,0 +1,139 @@
+/// A guest device ID's tier (issue 17, docs/gate.md "Device tiers"): whether it holds the first free tier
+/// on its physical device. Stored on the device ID's `PROFILE` row and shown on every decision line.
+package enum DeviceTier: String, Sendable, Hashable, CaseIterable {
+    /// The first free tier on this physical device: the route's `allowance`.
+    case first
+    /// Another device ID on a device that already has one, or a device flagged by the fraud-risk metric:
+    /// the route's `repeatAllowance`.
+    case `repeat`
+    /// The platform's mark could not be read (Apple or Google down, a receipt not yet verified): the
+    /// route's `onUnknownDevice` decides.
+    case unknown
+
+    /// How restrictive a tier is, for combining signals: the most restrictive signal wins.
+    var severity: Int {
+        switch self {
+        case .first: 0
+        case .unknown: 1
+        case .repeat: 2
+        }
+    }
+
+    /// The more restrictive of two tiers.
+    package func restricted(by other: DeviceTier) -> DeviceTier { other.severity > severity ? other : self }
+}
+
+/// Route field `onUnknownDevice`: how an `unknown` device is metered (`repeat` unless the route opts in).
+package enum UnknownDevicePolicy: String, Sendable, Hashable {
+    case `repeat`
+    case first
+
+    /// The tier an `unknown` device is metered as.
+    package var meteredAs: DeviceTier { self == .first ? .first : .repeat }
+}
+
+/// What DeviceCheck's two bits said about the physical device at key registration (iOS, `DEVICE_MARKS=on`).
+package enum MarkSignal: Sendable, Hashable {
+    /// No mark, or one older than `DEVICE_MARK_MONTHS`, and this registration has set bit 0.
+    case clear
+    /// A mark in force: bit 0 (a free tier was given) or bit 1 (flagged) set within `DEVICE_MARK_MONTHS`.
+    case set
+    /// No `deviceCheckToken`, or Apple refused it as malformed (400): request content never yields `first`.
+    case missingToken
+    /// Apple unreachable, 5xx, 429, a timeout, the per-device budget spent, our JWT not ready, or the bit
+    /// write after a clear read failed.
+    case unavailable
+    /// Device marks are off.
+    case off
+
+    /// The tier this signal alone gives (`off` is neutral).
+    package var tier: DeviceTier {
+        switch self {
+        case .clear, .off: .first
+        case .set, .missingToken: .repeat
+        case .unavailable: .unknown
+        }
+    }
+}
+
+/// App Attest's fraud-risk metric, from a receipt Apple returned and we verified.
+package enum RiskSignal: Sendable, Hashable {
+    /// The verified receipt's metric.
+    case metric(Int)
+    /// Our own check refused the attestation's receipt and Apple has not returned a verified one yet.
+    case unverified
+    /// Apple's receipt endpoint down, refusing, or the per-device budget spent, and no verified receipt
+    /// stored yet.
+    case unavailable
+    /// Not asked: marks off, or nothing due.
+    case notAsked
+
+    /// The tier this signal alone gives, with `max` the `RISK_METRIC_MAX` setting.
+    package func tier(max: Int) -> DeviceTier {
+        switch self {
+        case .metric(let value): value > max ? .repeat : .first
+        case .unverified, .unavailable: .unknown
+        case .notAsked: .first
+        }
+    }
+}
+
+/// What Play Integrity's device recall bits said about the physical device (Android, `PLAY_DEVICE_RECALL=on`).
+package enum RecallSignal: Sendable, Hashable {
+    /// The verdict's recall bits were read and the free-tier bit was clear; this call has written it.
+    case clear
+    /// The free-tier bit was already set: another device ID on this device had the first tier.
+    case set
+    /// The verdict carried no recall values, or the write failed.
+    case unavailable
+    /// Recall is off.
+    case off
+
+    /// The tier this signal alone gives (`off` is neutral).
+    package var tier: DeviceTier {
+        switch self {
+        case .clear, .off: .first
+        case .set: .repeat
+        case .unavailable: .unknown
+        }
+    }
+}
+
+/// Combines the platform signals into a device ID's tier (docs/gate.md "Device tiers").
+package enum DeviceTierPolicy {
+    /// The tier of an App Attest key registration.
+    /// - Parameters:
+    ///   - previous: the tier stored on the device ID's profile before this registration, if any.
+    ///   - heldKey: the device ID already held a key (`re_registered` or `rebound`): a reinstall that keeps
+    ///     its device ID keeps a settled tier, because the mark it then reads is its own.
+    ///   - mark: the two bits' answer (`MarkSignal.off` when marks are off).
+    ///   - risk: the fraud-risk metric's answer.
+    ///   - riskMax: `RISK_METRIC_MAX`.
+    /// - Returns: the tier to store. A flag (`risk` above `riskMax`) is always `repeat`.
+    package static func atRegistration(
+        previous: DeviceTier?,
+        heldKey: Bool,
+        mark: MarkSignal,
+        risk: RiskSignal,
+        riskMax: Int
+    ) -> DeviceTier {
+        let riskTier = risk.tier(max: riskMax)
+        if riskTier == .repeat { return .repeat }
+        if heldKey, let previous, previous != .unknown { return previous.restricted(by: riskTier) }
+        return mark.tier.restricted(by: riskTier)
+    }
+
+    /// The tier a metered call is metered as.
+    /// - Parameters:
+    ///   - stored: the tier on the device ID's profile row, if any.
+    ///   - tiering: whether any device signal is on for this device's platform (`DEVICE_MARKS` for a device
+    ///     with an App Attest key, `PLAY_DEVICE_RECALL` for Android).
+    ///   - attestedKey: the device ID holds an App Attest key (one registered before marks were turned on
+    ///     has no tier: `unknown`, so turning marks on never demotes the installed base).
+    /// - Returns: the tier as stored or inferred; `onUnknownDevice` is applied by `allowance(for:)`.
+    package static func forCall(stored: DeviceTier?, tiering: Bool, attestedKey: Bool) -> DeviceTier {
+        if let stored { return stored }
+        guard tiering else { return .first }
+        return attestedKey ? .unknown : .repeat
+    }
+}

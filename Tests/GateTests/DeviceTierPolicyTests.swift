@@ -1,0 +1,83 @@
+import Testing
+
+@testable import Gate
+
+@Suite struct DeviceTierPolicyTests {
+    @Test func aClearMarkIsTheFirstTierAndEveryOtherAnswerIsNot() {
+        let cases: [(MarkSignal, DeviceTier)] = [
+            (.clear, .first), (.set, .repeat), (.missingToken, .repeat), (.unavailable, .unknown), (.off, .first),
+        ]
+        for (mark, tier) in cases {
+            let got = DeviceTierPolicy.atRegistration(
+                previous: nil,
+                heldKey: false,
+                mark: mark,
+                risk: .notAsked,
+                riskMax: 5
+            )
+            #expect(got == tier, "\(mark)")
+        }
+    }
+
+    @Test func aRiskMetricAboveTheMaximumFlagsEvenAKeptFirstTier() {
+        let flagged = DeviceTierPolicy.atRegistration(
+            previous: .first,
+            heldKey: true,
+            mark: .set,
+            risk: .metric(12),
+            riskMax: 5
+        )
+        #expect(flagged == .repeat)
+        let atMax = DeviceTierPolicy.atRegistration(
+            previous: nil,
+            heldKey: false,
+            mark: .clear,
+            risk: .metric(5),
+            riskMax: 5
+        )
+        #expect(atMax == .first)
+    }
+
+    @Test func aReinstallKeepingItsDeviceIDKeepsItsSettledTierButNotAnUnknownOne() {
+        // Its own bit 0 reads as a mark in force: the kept tier wins.
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: .first, heldKey: true, mark: .set, risk: .notAsked, riskMax: 5)
+                == .first
+        )
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: .repeat, heldKey: true, mark: .clear, risk: .notAsked, riskMax: 5)
+                == .repeat
+        )
+        // Unknown is re-read: a mark another device ID set is a repeat.
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: .unknown, heldKey: true, mark: .set, risk: .notAsked, riskMax: 5)
+                == .repeat
+        )
+        // A previous tier without a held key (a profile from a metered call) is not kept.
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: .first, heldKey: false, mark: .set, risk: .notAsked, riskMax: 5)
+                == .repeat
+        )
+    }
+
+    @Test func anUnverifiedReceiptIsUnknownUnlessAMarkSaysRepeat() {
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .clear, risk: .unverified, riskMax: 5)
+                == .unknown
+        )
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .set, risk: .unavailable, riskMax: 5)
+                == .repeat
+        )
+    }
+
+    @Test func aCallWithoutAStoredTierIsFirstOnlyWhenTieringIsOff() {
+        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: false, attestedKey: false) == .first)
+        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: false) == .repeat)
+        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .unknown)
+        #expect(DeviceTierPolicy.forCall(stored: .repeat, tiering: false, attestedKey: true) == .repeat)
+        #expect(UnknownDevicePolicy.repeat.meteredAs == .repeat)
+        #expect(UnknownDevicePolicy.first.meteredAs == .first)
+        #expect(RecallSignal.set.tier == .repeat && RecallSignal.unavailable.tier == .unknown)
+    }
+}
