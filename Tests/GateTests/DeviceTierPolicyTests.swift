@@ -81,3 +81,27 @@ import Testing
         #expect(RecallSignal.set.tier == .repeat && RecallSignal.unavailable.tier == .unknown)
     }
 }
+
+@Suite struct DeviceTierMoveTests {
+    @Test func aRepeatNeverMovesAndAFirstOnlyToRepeat() async throws {
+        #expect(DeviceTier.mayMove(from: nil, to: .first))
+        #expect(DeviceTier.mayMove(from: .unknown, to: .first))
+        #expect(DeviceTier.mayMove(from: .first, to: .repeat))
+        #expect(!DeviceTier.mayMove(from: .first, to: .unknown))
+        #expect(!DeviceTier.mayMove(from: .repeat, to: .first))
+        let store = InMemoryDeviceTierStore()
+        let id = "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"
+        #expect(
+            try await store.recordTier(deviceID: id, tier: .first, reason: "mark.clear", today: "2026-12-01") == .first
+        )
+        #expect(try await store.recordTier(deviceID: id, tier: .unknown, reason: "x", today: "2026-12-01") == .first)
+        #expect(
+            try await store.recordTier(deviceID: id, tier: .repeat, reason: "risk.flagged", today: "2026-12-01")
+                == .repeat
+        )
+        #expect(
+            try await store.recordTier(deviceID: id, tier: .first, reason: "mark.clear", today: "2026-12-01") == .repeat
+        )
+        #expect(try await store.storedTier(deviceID: id) == .repeat)
+    }
+}

@@ -160,3 +160,21 @@ final class ScriptedUpstream: UpstreamCalling {
         return result.withLock { $0 }
     }
 }
+
+/// The tier store's contract in memory (moves only as `DeviceTier.mayMove` allows).
+final class InMemoryDeviceTierStore: DeviceTierStore {
+    private let state = Mutex<[String: (tier: DeviceTier, reason: String, firstSeen: String)]>([:])
+
+    func storedTier(deviceID: String) async throws -> DeviceTier? { state.withLock { $0[deviceID]?.tier } }
+
+    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
+        state.withLock { rows in
+            let stored = rows[deviceID]
+            guard DeviceTier.mayMove(from: stored?.tier, to: tier) else { return stored?.tier ?? tier }
+            rows[deviceID] = (tier, reason, stored?.firstSeen ?? today)
+            return tier
+        }
+    }
+
+    func reason(deviceID: String) -> String? { state.withLock { $0[deviceID]?.reason } }
+}
