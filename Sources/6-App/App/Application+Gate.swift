@@ -85,13 +85,23 @@ extension Application {
             )
         }
 
+        let deviceCheckKey = try await deviceCheckKey(configuration, transport: transport)
+        let marks = deviceMarks(
+            configuration,
+            key: deviceCheckKey,
+            table: table,
+            transport: transport,
+            random: random,
+            logger: logger
+        )
         let evidence = LayerOneEvidence(
             challenges: challengeStore,
             keys: keyStore,
             appAttest: appAttest,
             play: play,
-            deviceCheck: try await deviceCheck(
+            deviceCheck: deviceCheck(
                 configuration,
+                key: deviceCheckKey,
                 table: table,
                 transport: transport,
                 random: random,
@@ -127,10 +137,26 @@ extension Application {
             ),
             upstream: upstream
         )
+        var tiering: RegistrationTiering?
+        if let marks {
+            tiering = RegistrationTiering(
+                marks: marks,
+                tiers: try deviceTierStore(table),
+                calendar: configuration.budgetCalendar
+            )
+        }
         return GateComponents(
             meteredCall: meteredCall,
             challenges: ChallengeEndpoint(challenges: challengeStore),
-            keyRegistration: appAttest.map { KeyRegistration(challenges: challengeStore, keys: keyStore, verifier: $0) }
+            keyRegistration: appAttest.map {
+                KeyRegistration(
+                    challenges: challengeStore,
+                    keys: keyStore,
+                    verifier: $0,
+                    tiering: tiering,
+                    environment: configuration.environment.rawValue
+                )
+            }
         )
     }
 
