@@ -198,3 +198,53 @@ struct ReportingEvidence: EvidenceSource {
         #expect(line?["tier"] == nil && line?["tierReason"] == nil)
     }
 }
+
+/// An Android call on moto: the tier comes back with the first-seen write's answer (`ALL_NEW`), no read of
+/// its own.
+@Suite(.enabled(if: MotoTable.endpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct MeteredTierMotoTests {
+    @Test func anAndroidCallReadsItsTierWithTheFirstSeenWrite() async throws {
+        let table = try await MotoTable.make()
+        let device = "7d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a"
+        let noon = Date(timeIntervalSince1970: 1_796_040_000)
+        #expect(
+            try await DynamoDeviceTierStore(table: table)
+                .recordTier(deviceID: device, tier: .repeat, reason: "recall.set", today: "2026-11-30") == .repeat
+        )
+        let challenges = DynamoChallengeStore(table: table)
+        var call = MeteredCall(
+            environment: "development",
+            evidence: ReportingEvidence(report: MeteredTierTests.play),
+            profiles: challenges,
+            challenges: challenges,
+            allowances: AllowanceMeter(store: DynamoAllowanceStore(table: table), calendar: .utc),
+            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
+            upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
+        )
+        call.tiering = DeviceTiering(recall: true)
+        var route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
+        route.repeatAllowance = AllowancePolicy(firstDay: 1, laterDays: 0)
+        let sink = CapturingLogSink()
+        var statuses: [Int] = []
+        for _ in 0..<2 {
+            let response = await call.handle(
+                MeteredRequest(
+                    method: "POST",
+                    rawPath: "/v1/generate",
+                    headers: [WireHeader.deviceID.key: device],
+                    body: []
+                ),
+                route: route,
+                now: noon,
+                deadline: .after(.seconds(10)),
+                logger: Logger(sink: sink)
+            )
+            statuses.append(response.status)
+        }
+        #expect(statuses == [200, 429])
+        let line = try #require(sink.objects.first { $0["decision"] == .string("pass") })
+        #expect(line["tier"] == .string("repeat") && line["tierReason"] == .string("recall.set"))
+        // The profile write (its answer carries the tier), the allowance, the next challenge: as before tiers.
+        #expect(line["ddbRequests"] == .int(3))
+    }
+}
