@@ -42,11 +42,3 @@ extension Application {
         )
     }
 }
-
-extension Application {
-    /// TODO(integrator): `DynamoDeviceTierStore(table: table)` from w-core (issue 17's tier store). Until it
-    /// is merged, `DEVICE_MARKS=on` cannot start: there is nowhere to keep the tier.
-    static func deviceTierStore(_ table: GateTable) throws -> any DeviceTierStore {
-        throw StartupError(.secretUnreadable, detail: "DEVICE_MARKS=on needs the device tier store (not merged yet)")
-    }
-}

@@ -123,7 +123,7 @@ extension Application {
             transport: transport
         )
         let allowanceStore = DynamoAllowanceStore(table: table)
-        let meteredCall = MeteredCall(
+        var meteredCall = MeteredCall(
             environment: configuration.environment.rawValue,
             evidence: evidence,
             profiles: challengeStore,
@@ -137,11 +137,12 @@ extension Application {
             ),
             upstream: upstream
         )
-        var tiering: RegistrationTiering?
-        if let marks {
-            tiering = RegistrationTiering(
-                marks: marks,
-                tiers: try deviceTierStore(table),
+        // DEVICE_MARKS=on: key registrations record the tier, metered calls of attested keys meter by it.
+        meteredCall.tiering.marks = configuration.deviceMarks
+        let tiering = marks.map {
+            RegistrationTiering(
+                marks: $0,
+                tiers: DynamoDeviceTierStore(table: table),
                 calendar: configuration.budgetCalendar
             )
         }
