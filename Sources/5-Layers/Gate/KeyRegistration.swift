@@ -110,8 +110,9 @@ package struct KeyRegistration: Sendable {
                     deviceID: deviceID,
                     deviceCheckToken: deviceCheckToken,
                     binding: binding,
-                    // TODO(integrator, w-risk): the receipt exchange's signal and RISK_METRIC_MAX, e.g.
-                    // `{ await risk?.atRegistration(...) ?? .notAsked }`, `riskMax: risk?.riskMax ?? 5`.
+                    // TODO(integrator, w-risk): the receipt exchange's signal and RISK_METRIC_MAX:
+                    // `{ await risk?.riskAtRegistration(deviceID:registration:binding:now:deadline:) ?? .notAsked }`
+                    // and `riskMax: risk?.metricMax ?? 5`.
                     risk: { .notAsked },
                     riskMax: 5,
                     now: now,
