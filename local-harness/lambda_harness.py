@@ -550,6 +550,18 @@ def receive_stream(handler, harness):
     return handler._reply(202, b'{"status":"OK"}')
 
 
+def send_parts(connection, parts):
+    """sendmsg() the parts in order (gathered, not joined), however much each call takes."""
+    parts = [memoryview(part) for part in parts if part]
+    while parts:
+        sent = connection.sendmsg(parts)
+        while parts and sent >= len(parts[0]):
+            sent -= len(parts[0])
+            parts.pop(0)
+        if parts and sent:
+            parts[0] = parts[0][sent:]
+
+
 def forward_stream(handler, stream):
     """The front side: the prelude becomes the status line and headers, then chunks as they come."""
     pending = b""
@@ -573,12 +585,14 @@ def forward_stream(handler, stream):
         except (ValueError, AttributeError, TypeError):
             return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
 
-    def send(data):
-        if stream.client_gone or not data:
+    def send(pieces):
+        """One chunk to the client for `pieces` (what is queued now), written without joining them."""
+        size = sum(len(piece) for piece in pieces)
+        if stream.client_gone or not size:
             return
         try:
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             handler.wfile.flush()
+            send_parts(handler.connection, [b"%x\r\n" % size] + pieces + [b"\r\n"])
         except OSError:
             stream.client_gone = True
 
@@ -595,12 +609,21 @@ def forward_stream(handler, stream):
         handler.wfile.flush()
     except OSError:
         stream.client_gone = True
-    send(pending)
-    while True:
-        item = stream.chunks.get()
-        if item is StreamedResponse.END:
-            break
-        send(item)
+    send([pending])
+    ended = False
+    while not ended:
+        # Forward what has arrived, now: the chunk waited for, and every one queued behind it (the
+        # runtime wrote faster than this thread sent), as one write.
+        pieces = [stream.chunks.get()]
+        while len(pieces) < 64:
+            try:
+                pieces.append(stream.chunks.get_nowait())
+            except queue.Empty:
+                break
+        if pieces[-1] is StreamedResponse.END:
+            pieces.pop()
+            ended = True
+        send(pieces)
     if stream.client_gone:
         handler.close_connection = True
         return
