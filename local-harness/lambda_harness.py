@@ -48,6 +48,7 @@ class Invocation:
         self.instance = None
         self.pool = None
         self.stream = None  # a StreamedResponse once the runtime posts in streaming mode
+        self.delivered_at = None  # epoch seconds when /next handed the event to the runtime
 
     def finish(self, outcome, payload=b"", error_type=None):
         if self.done.is_set():
@@ -59,7 +60,8 @@ class Invocation:
     def summary(self):
         text = self.payload.decode("utf-8", "replace")
         summary = {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
-                   "errorType": self.error_type, "instance": self.instance, "pool": self.pool}
+                   "errorType": self.error_type, "instance": self.instance, "pool": self.pool,
+                   "deliveredAt": self.delivered_at}
         if self.stream is not None:
             summary["stream"] = self.stream.summary()
         return summary
@@ -286,6 +288,7 @@ def make_runtime_handler(harness, instance):
             invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
             threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
                              daemon=True).start()
+            invocation.delivered_at = time.time()
             self._reply(200, invocation.event, {
                 "Content-Type": "application/json",
                 "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
@@ -451,7 +454,8 @@ def make_front_handler(harness):
 # as it arrives (chunked); a client that hangs up does not stop the function: the rest is read and
 # dropped, as Lambda does. The error trailers, when present, end the client's chunked answer too
 # (Function URLs just end the body; the harness shows them so tests can see them), and the control
-# port's /invocations reports the stream's bytes, chunks and error.
+# port's /invocations reports the stream's bytes, chunks and error, and when the event was delivered
+# (deliveredAt), the POST arrived (postedAt) and its first chunk (firstChunkAt), in epoch seconds.
 
 
 class StreamedResponse:
@@ -469,6 +473,7 @@ class StreamedResponse:
         self.error_body = None
         self.client_gone = False
         self.started = time.time()
+        self.first_chunk_at = None
         self.finished = None
 
     def end(self, error_type=None, error_body=None):
@@ -482,7 +487,8 @@ class StreamedResponse:
     def summary(self):
         return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
                 "errorBody": self.error_body, "clientGone": self.client_gone,
-                "seconds": round((self.finished or time.time()) - self.started, 3)}
+                "seconds": round((self.finished or time.time()) - self.started, 3),
+                "postedAt": self.started, "firstChunkAt": self.first_chunk_at}
 
 
 def read_chunked(rfile, trailers):
@@ -525,6 +531,7 @@ def receive_stream(handler, harness):
     error_type = None
     try:
         for chunk in read_chunked(handler.rfile, trailers):
+            stream.first_chunk_at = stream.first_chunk_at or time.time()
             stream.bytes += len(chunk)
             stream.count += 1
             if stream.bytes > MAX_STREAM:
