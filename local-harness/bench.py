@@ -615,16 +615,20 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
     rows.append(("  relay, p99", {"median": percentile(relay, 99)}, "ms", "", None))
     long_body = json.dumps({"stream": True, "events": 640, "eventBytes": 16000, "intervalMs": 0})
     through_rates, direct_rates = [], []
-    for _ in range(2 if quick else 5):
+    # Pairs (through the gate, then direct, same body and client): a swing in the host's load hits both
+    # halves of a pair alike, so the ratio of each pair is steadier than the ratio of the medians.
+    for _ in range(3 if quick else 9):
         rate, total = stream_rate(front_host, front_port, "/v1/stream", long_body, device)
         through_rates.append(rate)
         direct_rates.append(stream_rate(up_host, up_port, "/tutor", long_body, key)[0])
     ratio = statistics.median(through_rates) / statistics.median(direct_rates)
+    paired = [g / d for g, d in zip(through_rates, direct_rates)]
     figures["longStream"] = {"bytes": total, "gateMBps": stats(through_rates), "directMBps": stats(direct_rates),
-                             "ratio": ratio}
+                             "ratio": ratio, "pairedRatio": stats(paired)}
     rows.append(("long stream (%.1f MB) through the gate" % (total / 1e6), stats(through_rates), "MB/s", "", None))
     rows.append(("  the fake upstream's direct rate", stats(direct_rates), "MB/s", "", None))
-    rows.append(("  ratio gate / direct (medians)", {"median": ratio}, "×", "≥ 0.9×", ratio >= 0.9))
+    rows.append(("  ratio gate / direct (medians)", {"median": ratio}, "×", "", None))
+    rows.append(("  ratio gate / direct (pairs)", stats(paired), "×", "≥ 0.9×", statistics.median(paired) >= 0.9))
     if statuses != {200}:
         rows.append(("  !! non-200 answers on the streamed route", {"median": len(statuses - {200})}, "", "0", False))
     harness.stdin.close()
