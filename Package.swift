@@ -33,8 +33,9 @@ let shippedLinkSettings: [LinkerSetting] = [
 let package = Package(
     name: "AttestGate",
     products: [
-        .executable(name: "bootstrap", targets: ["bootstrap"]),
-        .executable(name: "attestgate", targets: ["attestgate"]),
+        // One shipped binary: `attestgate` is a link to `bootstrap`, which runs the operator CLI under that
+        // name (OperatorCLI; docs/deploy.md). `make build` makes the link next to the release binary.
+        .executable(name: "bootstrap", targets: ["bootstrap"])
     ],
     targets: [
         // C layer: system libraries (modulemap + header only) and one compiled shim target.
@@ -95,17 +96,16 @@ let package = Package(
                 "DeviceCheck", "WireContract", "HTTPClient", "Crypto", "CivilTime", "Dialects", "AttestCore",
             ]
         ),
-        .executableTarget(
-            name: "bootstrap",
-            dependencies: ["App", "LambdaRuntime", "HTTPClient", "AttestCore"],
-            path: "Sources/7-Executables/bootstrap",
-            swiftSettings: strictSettings,
-            linkerSettings: shippedLinkSettings
+        // The operator CLI (`attestgate config check|table|verify-*`), run by `bootstrap` under that name.
+        module(
+            "OperatorCLI",
+            in: "Sources/6-App",
+            ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
         ),
         .executableTarget(
-            name: "attestgate",
-            dependencies: ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"],
-            path: "Sources/7-Executables/attestgate",
+            name: "bootstrap",
+            dependencies: ["App", "OperatorCLI", "LambdaRuntime", "HTTPClient", "AttestCore"],
+            path: "Sources/7-Executables/bootstrap",
             swiftSettings: strictSettings,
             linkerSettings: shippedLinkSettings
         ),
@@ -196,7 +196,7 @@ let package = Package(
         tests("CBORTests", ["CBOR"]),
         tests("DialectsTests", ["Dialects", "AttestCore"]),
         tests("WireContractTests", ["WireContract", "Crypto", "AttestCore"]),
-        tests("AttestgateCLITests", ["attestgate", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
+        tests("AttestgateCLITests", ["OperatorCLI", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
         tests(
             "AppAttestTests",
             ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "AttestCore"],

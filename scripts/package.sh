@@ -15,8 +15,11 @@
 # libgcc_s (which glibc's pthread_exit dlopens in any case).
 #
 # Layout of the zip (Lambda unpacks it into /var/task):
-#   bootstrap            the Lambda custom runtime (handler name `bootstrap`)
-#   attestgate           the operator CLI (`/var/task/attestgate config check` works on the Lambda image too)
+#   bootstrap            the one binary: the Lambda custom runtime (handler name `bootstrap`), and the operator
+#                        CLI when started as `attestgate` (it dispatches on argv[0]'s basename)
+#   attestgate           a symbolic link to bootstrap, stored as a link (zip -y; Lambda keeps zip symlinks):
+#                        `/var/task/attestgate config check` works on the Lambda image too. A tool that
+#                        dereferences it on the way makes a second copy, which still works (same name check)
 #   lib/*.so*            every shared library, named by soname, plus ld-linux-x86-64.so.2
 #   lib/MANIFEST.txt     soname <- source file <- Debian package and version
 #   licenses/<pkg>       the Debian copyright file of every package a bundled library comes from
@@ -33,7 +36,8 @@ OUT_DIR=${OUT_DIR:-build}
 STRIP=${STRIP:-1}
 TASK_ROOT=/var/task
 LOADER_NAME=ld-linux-x86-64.so.2
-BINARIES=(bootstrap attestgate)
+BINARIES=(bootstrap)   # the one ELF file of ours; LINKS name it again
+LINKS=(attestgate)
 
 die() { echo "package: $*" >&2; exit 1; }
 for tool in patchelf ldd readelf zip dpkg-query; do
@@ -130,9 +134,12 @@ for pem in pems:
     print(f"  pinned root embedded: {pathlib.Path(pem).name}")
 PY
 
-# Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable).
+for l in "${LINKS[@]}"; do ln -s bootstrap "$STAGE/$l"; done
+
+# Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable), links
+# stored as links (-y).
 find "$STAGE" -exec touch -h -d '2000-01-01 00:00:00Z' {} +
-(cd "$STAGE" && find . -mindepth 1 -print | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -9 -@ "../$(basename "$ZIP")")
+(cd "$STAGE" && find . -mindepth 1 -print | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -9 -y -@ "../$(basename "$ZIP")")
 
 size() { stat -c %s "$1"; }
 human() { numfmt --to=iec-i --suffix=B "$1"; }
@@ -143,4 +150,5 @@ echo "  unzipped size:   $unzipped bytes ($(human "$unzipped")); Lambda limit 25
 for b in "${BINARIES[@]}"; do
     echo "  $b binary: $(size "$STAGE/$b") bytes ($(human "$(size "$STAGE/$b")")), unstripped $(size "$BIN_DIR/$b")"
 done
+for l in "${LINKS[@]}"; do echo "  $l:      a link to $(readlink "$STAGE/$l") (the operator CLI)"; done
 echo "  libraries:       ${#LIBS[@]} (see lib/MANIFEST.txt), glibc $(ldd --version | head -1 | awk '{print $NF}')"
