@@ -127,21 +127,30 @@ extension CertificateChainVerifier {
         guard OBJ_find_sigid_algs(X509_get_signature_nid(certificate.owner.pointer), &digestNID, &keyNID) == 1,
             keyNID == NID_X9_62_id_ecPublicKey, EVP_PKEY_is_a(key, "EC") == 1
         else { return false }
-        guard digestNID == NID_sha256 || digestNID == NID_sha384 else { return false }
+        let digest: String
+        switch digestNID {
+        case NID_sha256: digest = "SHA256"
+        case NID_sha384: digest = "SHA384"
+        default: return false
+        }
         // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }
         var outer = DERReader(certificate.derRepresentation[...], allowLongForm: true)
         guard let body = outer.next(tag: 0x30), outer.isAtEnd else { return false }
         var sections = DERReader(body, allowLongForm: true)
         guard let tbs = sections.next(), tbs.tag == 0x30 else { return false }
-        // Hash, then a bare EVP_PKEY_verify of the digest, as ECPublicKey does: what EVP_DigestVerify does
-        // for ECDSA, without the digest fetch by name that EVP_DigestVerifyInit_ex repeats on every call.
-        // The default library context (nil) supplies ECDSA, whatever the leaf was parsed in.
-        let digest = digestNID == NID_sha256 ? Digest.sha256(tbs.encoded) : Digest.sha384(tbs.encoded)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1 else { return false }
-        return digest.withUnsafeBufferPointer { md in
-            EVP_PKEY_verify(context, signatureBytes, Int(signature.pointee.length), md.baseAddress, md.count) == 1
+        let tbsBytes = Array(tbs.encoded)
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        // The default library context (nil) supplies the digest and ECDSA, whatever the leaf was parsed in.
+        guard EVP_DigestVerifyInit_ex(context, nil, digest, nil, nil, key, nil) == 1 else { return false }
+        return tbsBytes.withUnsafeBufferPointer { tbsBuffer in
+            EVP_DigestVerify(
+                context,
+                signatureBytes,
+                Int(signature.pointee.length),
+                tbsBuffer.baseAddress,
+                tbsBuffer.count
+            ) == 1
         }
     }
 }
