@@ -62,6 +62,15 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// DeviceCheck is switched off: it abstains.
     package static let deviceCheckOff = GateReason("devicecheck.off")
 
+    // Device tiers: Play Integrity's device recall (Android, `PLAY_DEVICE_RECALL=on`).
+
+    /// The verdict's `bitFirst` was clear and this call wrote it: the device ID has the first tier.
+    package static let recallClear = GateReason("recall.clear")
+    /// The verdict's `bitFirst` was set: another device ID on this phone had the first tier.
+    package static let recallSet = GateReason("recall.set")
+    /// No recall values in the verdict, or the write failed: the tier is `unknown`.
+    package static let recallUnavailable = GateReason("recall.unavailable")
+
     // Layer 3: the upstream call.
 
     /// The invocation has no time left for the upstream call: it is not sent.
