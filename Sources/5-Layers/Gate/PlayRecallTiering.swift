@@ -43,7 +43,8 @@ package struct TierSettlement: Sendable, Hashable {
 ///   (`recall.unavailable`, counted in the `unavailable` metric).
 ///
 /// A settled tier (`first`, `repeat`) is never looked at again: nothing is read or written for it, so the
-/// steady state costs no request beyond the profile read the call makes anyway.
+/// steady state costs no request beyond the profile read the call makes anyway. An `unknown` tier that
+/// stays `unknown` is not written again either.
 package struct PlayRecallTiering: Sendable {
     let writer: any DeviceRecallWriting
     let tiers: any DeviceTierStore
@@ -71,6 +72,10 @@ package struct PlayRecallTiering: Sendable {
         guard stored == nil || stored == .unknown else { return nil }
         let signal = await signal(evidence, deviceID: deviceID, now: now)
         let reason = Self.reason(signal)
+        // Still unknown: nothing to store (the row says so already).
+        if stored == .unknown && signal == .unavailable {
+            return TierSettlement(tier: .unknown, reason: reason.slug, signal: signal)
+        }
         let recorded = try await tiers.recordTier(
             deviceID: deviceID,
             tier: signal.tier,
