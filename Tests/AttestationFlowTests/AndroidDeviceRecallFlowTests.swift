@@ -82,7 +82,15 @@ import Testing
             #expect(try await Self.storedTier(app, ids[7]) == ("repeat", "recall.set"))
 
             // The first ID keeps its free tier (3 a day, 1 spent) with no more writes; a repeat stays refused.
+            let settling = try #require(app.decisions.first { $0["tierReason"] == .string("recall.clear") })
             #expect(try await Self.send(client, fake, phone: phone, deviceID: ids[0]).status == 200)
+            // A settled tier costs no request: the settling call made exactly one more (its tier write).
+            let settled = try #require(app.decisions.last)
+            #expect(settled["tierReason"] == .string("recall.clear"))
+            #expect(
+                settling["ddbRequests"]?.intValue == settled["ddbRequests"]?.intValue.map { $0 + 1 },
+                "\(settling["ddbRequests"] ?? .null) vs \(settled["ddbRequests"] ?? .null)"
+            )
             #expect(try await Self.send(client, fake, phone: phone, deviceID: ids[0]).status == 200)
             #expect(try await Self.send(client, fake, phone: phone, deviceID: ids[0]).status == 429)
             #expect(try await Self.send(client, fake, phone: phone, deviceID: ids[3]).status == 429)
