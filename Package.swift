@@ -220,8 +220,8 @@ let package = Package(
         tests(
             "BootstrapTests",
             [
-                "TestSupport", "WireContract", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore",
-                "CryptoTestSupport",
+                "TestSupport", "SimulatedDevice", "CryptoTestSupport", "WireContract", "HTTPClient", "DynamoDB",
+                "AWSJSON", "Crypto", "AttestCore",
             ],
             exclude: ["Fixtures"]
         ),
