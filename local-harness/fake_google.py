@@ -52,6 +52,8 @@ Control (same port):
                             {"status": 500}             answer every write with this status (200 = normal)
                             {"hang": S}                 accept writes and answer only after S seconds
                             {"raw": {...}}              every device's deviceRecall is this value (bad shapes)
+                            {"propagationSeconds": 30}  a write shows in verdicts only this long after it
+                                                        (Google documents up to 30 s; 0 = at once)
   POST /control/devicecheck {"token": T, "valid": true} register a DeviceCheck device token; {"status": N} for all
                                                  requests; {"hang": S} waits S seconds before every answer
   GET  /control/stats       counts of requests per endpoint, decodes per token, recall writes per device
@@ -238,19 +240,29 @@ class State:
         self.recall_status = 200
         self.recall_hang = 0
         self.recall_raw = None
+        self.recall_propagation = 0
         self.stats = {"token_requests": 0, "tokens_issued": 0, "token_refusals": {}, "decode_requests": 0,
                       "decodes_by_token": {}, "devicecheck_requests": 0, "recall_write_requests": 0,
                       "recall_writes_by_device": {}}
 
     def device(self, name):
         return self.devices.setdefault(name, {"bits": {bit: False for bit in RECALL_BITS}, "dates": {},
-                                              "activity": None})
+                                              "activity": None, "pending": []})
+
+    def visible(self, name):
+        """A device's state with the writes whose propagation time has passed applied."""
+        device = self.device(name)
+        now = time.time()
+        while device["pending"] and device["pending"][0][0] <= now:
+            _, values, month = device["pending"].pop(0)
+            apply_recall(device, values, month)
+        return device
 
     def recall_json(self, name):
         """A device's deviceRecall as proto3 JSON prints it: false bits and unset dates left out."""
         if self.recall_raw is not None:
             return self.recall_raw
-        device = self.device(name)
+        device = self.visible(name)
         values = {bit: True for bit in RECALL_BITS if device["bits"][bit]}
         dates = {RECALL_DATES[bit]: month for bit, month in device["dates"].items() if device["bits"][bit]}
         return {"values": values, "writeDates": dates}
@@ -284,7 +296,7 @@ class Handler(BaseHTTPRequestHandler):
             from urllib.parse import unquote
             name = unquote(self.path.split("=", 1)[1])
             with self.state.lock:
-                device = self.state.device(name)
+                device = self.state.visible(name)
                 return self.reply(200, {"bits": device["bits"], "dates": device["dates"],
                                         "activity": device["activity"]})
         self.reply(404, {"error": "not_found"})
@@ -431,14 +443,12 @@ class Handler(BaseHTTPRequestHandler):
             if device is None or requested != package:
                 device = None
             else:
-                state = self.state.device(device)
+                state = self.state.visible(device)
                 month = int(time.strftime("%Y%m", time.gmtime()))
-                for bit, value in values.items():
-                    state["bits"][bit] = value
-                    if value:
-                        state["dates"][bit] = month
-                    else:
-                        state["dates"].pop(bit, None)
+                if self.state.recall_propagation > 0:
+                    state["pending"].append((time.time() + self.state.recall_propagation, values, month))
+                else:
+                    apply_recall(state, values, month)
                 writes = self.state.stats["recall_writes_by_device"]
                 writes[device] = writes.get(device, 0) + 1
         if device is None:
@@ -535,6 +545,8 @@ class Handler(BaseHTTPRequestHandler):
                     self.state.recall_hang = float(body["hang"])
                 if "raw" in body:
                     self.state.recall_raw = body["raw"]
+                if "propagationSeconds" in body:
+                    self.state.recall_propagation = float(body["propagationSeconds"])
             elif path == "/control/activity":
                 self.state.activity_level = body.get("level")
             elif path == "/control/devicecheck":
@@ -562,6 +574,16 @@ def with_activity(body, level, replace=False):
         return body
     device["recentDeviceActivity"] = {"deviceActivityLevel": level}
     return body
+
+
+def apply_recall(device, values, month):
+    """Stores written bits on a device: a set bit gets this month as its write date, a cleared one none."""
+    for bit, value in values.items():
+        device["bits"][bit] = value
+        if value:
+            device["dates"][bit] = month
+        else:
+            device["dates"].pop(bit, None)
 
 
 def with_recall(body, recall):

@@ -103,6 +103,23 @@ import Testing
         }
     }
 
+    /// The documented limit: Google's write takes time to show (up to 30 s), so an ID minted on the same
+    /// phone within that window still reads a clear bit and gets a first tier; after it, none does.
+    @Test func idsMintedWithinGooglesPropagationDelayEachGetAFirstTier() async throws {
+        let (app, fake) = try await Self.start()
+        defer { fake.stop() }
+        try await app.test { client in
+            try await fake.setDeviceRecall(propagationSeconds: 5, transport: CurlTransport())
+            let phone = SimulatedAndroidPhone()
+            #expect(try await Self.send(client, fake, phone: phone, deviceID: randomDeviceID()).status == 200)
+            #expect(try await Self.send(client, fake, phone: phone, deviceID: randomDeviceID()).status == 200)
+            #expect(app.decisions.last?["tierReason"] == .string("recall.clear"))
+            try await Task.sleep(for: .milliseconds(5500))
+            #expect(try await Self.send(client, fake, phone: phone, deviceID: randomDeviceID()).status == 429)
+            #expect(app.decisions.last?["tierReason"] == .string("recall.set"))
+        }
+    }
+
     /// A phone whose bit another app of the account (or an earlier install) set: no ID gets the free tier.
     @Test func aPhoneWhoseBitIsAlreadySetIsRepeatFromItsFirstID() async throws {
         let (app, fake) = try await Self.start()

@@ -127,6 +127,17 @@ import Testing
         #expect(await rig.recall(try await rig.token(on: "phone-d")).recall == .absent)
     }
 
+    /// Google's propagation delay: a write shows in verdicts only after it.
+    @Test func aWriteShowsOnlyAfterThePropagationDelay() async throws {
+        let rig = try await Rig()
+        defer { rig.fake.stop() }
+        try await rig.fake.setDeviceRecall(propagationSeconds: 3, transport: rig.transport)
+        try await rig.writer.setFirstBit(integrityToken: try await rig.token(on: "phone-f"), now: rig.now)
+        #expect(await rig.recall(try await rig.token(on: "phone-f")).recall == .values(DeviceRecall(bitFirst: false)))
+        try await Task.sleep(for: .milliseconds(3300))
+        #expect(await rig.recall(try await rig.token(on: "phone-f")).recall.recall?.bitFirst == true)
+    }
+
     /// The write checks our bearer token as the decode does.
     @Test func aWriteWithoutOurAccessTokenIsUnauthorized() async throws {
         let rig = try await Rig()

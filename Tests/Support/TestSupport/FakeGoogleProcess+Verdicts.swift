@@ -105,15 +105,18 @@ extension FakeGoogleProcess {
 
     /// Device recall's failure modes: `enabled: false` (verdicts carry no `deviceRecall`), a `status` for
     /// every write (500 = Google down; 200 = normal again), `hang` seconds before each write's answer, or a
-    /// `raw` value every verdict carries as its `deviceRecall` (shapes Google does not document).
+    /// `raw` value every verdict carries as its `deviceRecall` (shapes Google does not document), or
+    /// `propagationSeconds` before a write shows in verdicts (Google documents up to 30 s).
     public func setDeviceRecall(
         enabled: Bool? = nil,
         writeStatus: Int? = nil,
         hang: Double? = nil,
         raw: JSONValue? = nil,
+        propagationSeconds: Double? = nil,
         transport: some HTTPTransport
     ) async throws {
         var command: [String: JSONValue] = [:]
+        if let propagationSeconds { command["propagationSeconds"] = .double(propagationSeconds) }
         if let enabled { command["enabled"] = .bool(enabled) }
         if let writeStatus { command["status"] = .int(Int64(writeStatus)) }
         if let hang { command["hang"] = .double(hang) }
