@@ -26,14 +26,6 @@ final class RecordingRecallWriter: DeviceRecallWriting {
     var tokens: [String] { state.withLock { $0.tokens } }
 }
 
-/// A tier store whose writes fail.
-struct FailingTierStore: DeviceTierStore {
-    func storedTier(deviceID: String) async throws -> DeviceTier? { throw StoreError("store.test_down") }
-    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
-        throw StoreError("store.test_down")
-    }
-}
-
 /// Android's device tier from the verdict's recall bits (docs/gate.md "Device tiers").
 @Suite struct PlayRecallTieringTests {
     static let device = "6f1c2d3e-0000-4000-8000-00000000000a"
@@ -145,7 +137,7 @@ struct FailingTierStore: DeviceTierStore {
     @Test func aStoreFailureThrows() async {
         let tiering = PlayRecallTiering(
             writer: RecordingRecallWriter(),
-            tiers: FailingTierStore(),
+            tiers: FailingTierStore(failRead: false),
             logger: Logger(sink: CapturingLogSink())
         )
         await #expect(throws: StoreError.self) {

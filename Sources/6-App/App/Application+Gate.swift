@@ -100,13 +100,23 @@ extension Application {
             )
         }
 
+        let deviceCheckKey = try await deviceCheckKey(configuration, transport: transport)
+        let marks = deviceMarks(
+            configuration,
+            key: deviceCheckKey,
+            table: table,
+            transport: transport,
+            random: random,
+            logger: logger
+        )
         let evidence = LayerOneEvidence(
             challenges: challengeStore,
             keys: keyStore,
             appAttest: appAttest,
             play: play,
-            deviceCheck: try await deviceCheck(
+            deviceCheck: deviceCheck(
                 configuration,
+                key: deviceCheckKey,
                 table: table,
                 transport: transport,
                 random: random,
@@ -145,10 +155,27 @@ extension Application {
         // Android device IDs are tiered by device recall (PLAY_DEVICE_RECALL=on; needs Play Integrity).
         meteredCall.tiering.recall = recallTiering != nil
         meteredCall.recallTiering = recallTiering
+        // DEVICE_MARKS=on: key registrations record the tier, metered calls of attested keys meter by it.
+        meteredCall.tiering.marks = configuration.deviceMarks
+        let tiering = marks.map {
+            RegistrationTiering(
+                marks: $0,
+                tiers: DynamoDeviceTierStore(table: table),
+                calendar: configuration.budgetCalendar
+            )
+        }
         return GateComponents(
             meteredCall: meteredCall,
             challenges: ChallengeEndpoint(challenges: challengeStore),
-            keyRegistration: appAttest.map { KeyRegistration(challenges: challengeStore, keys: keyStore, verifier: $0) }
+            keyRegistration: appAttest.map {
+                KeyRegistration(
+                    challenges: challengeStore,
+                    keys: keyStore,
+                    verifier: $0,
+                    tiering: tiering,
+                    environment: configuration.environment.rawValue
+                )
+            }
         )
     }
 
