@@ -60,6 +60,13 @@ package struct KeyRegistration: Sendable {
             logger.info("key registration refused", ["reason": .string(error.reason.slug), "device": .string(device)])
             return rejected
         }
+        // Apple's nine steps decided; a receipt our own check refuses is stored marked unverified (point 4).
+        if let refusal = registration.receiptRefusal {
+            logger.warning(
+                "attestation receipt unverified",
+                ["reason": .string(refusal.reason.slug), "device": .string(device)]
+            )
+        }
 
         let attested = registration.key
         let stored = StoredAppAttestKey(
@@ -67,11 +74,12 @@ package struct KeyRegistration: Sendable {
             publicKey: attested.publicKey.derRepresentation,
             counter: attested.counter,
             environment: attested.environment.rawValue,
-            appId: attested.appId.string
+            appId: attested.appId.string,
+            risk: StoredRisk(unverified: !registration.receiptVerified)
         )
         let binding: KeyBinding
         do {
-            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: registration.receipt.bytes)
+            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: registration.receiptBytes)
             else {
                 logger.warning(
                     "key registration refused",

@@ -96,12 +96,20 @@ extension SimulatedDevice {
             field(21, text(iso8601(now.addingTimeInterval(90 * 86_400)))),
         ]
         let signer = options.signer ?? authority
-        var receipt = try SignedData.sign(
-            DERWriter.set(fields),
-            signer: signer.receiptSigner,
-            key: signer.receiptSignerKey,
-            extraCertificates: [signer.receiptCA]
-        )
+        var receipt =
+            options.signatureOverContent
+            ? try SignedData.signOverContentWithSignedAttributes(
+                DERWriter.set(fields),
+                signer: signer.receiptSigner,
+                key: signer.receiptSignerKey,
+                extraCertificates: [signer.receiptCA]
+            )
+            : try SignedData.sign(
+                DERWriter.set(fields),
+                signer: signer.receiptSigner,
+                key: signer.receiptSignerKey,
+                extraCertificates: [signer.receiptCA]
+            )
         if options.tamperAfterSigning, let index = receipt.firstRange(of: Array("ATTEST".utf8))?.lowerBound {
             receipt[index] = UInt8(ascii: "B")  // "BTTEST": still well-formed, no longer what was signed
         }
