@@ -76,6 +76,10 @@ package struct Configuration: Sendable {
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
     /// `DEVICECHECK_BUDGET_PER_DEVICE`: DeviceCheck queries per device ID and UTC day.
     package var deviceCheckBudgetPerDevice = 30
+    /// `RISK_METRIC_MAX`: an App Attest fraud-risk metric above it makes the device ID `repeat`.
+    package var riskMetricMax = 5
+    /// `APP_ATTEST_RECEIPT_ENDPOINT`: Apple's receipt exchange host (default by `APP_ATTEST_ENVIRONMENT`).
+    package var appAttestReceiptEndpoint = "https://data.appattest.apple.com"
     /// Unpaid upstream calls per day; 0 means no ceiling.
     package var aiDailyCallBudget = 0
     /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.
