@@ -19,7 +19,7 @@ final class ScriptedExchange: ReceiptExchanging {
         case failure(ReceiptExchangeError.Reason)
     }
 
-    private let state: Mutex<(answers: [Answer], calls: [(receipt: [UInt8], charged: String?)])>
+    private let state: Mutex<(answers: [Answer], calls: [(receipt: [UInt8], charged: String?, allowed: Duration)])>
 
     init(_ answers: [Answer]) { state = Mutex((answers, [])) }
 
@@ -30,7 +30,7 @@ final class ScriptedExchange: ReceiptExchanging {
         deadline: Deadline
     ) async throws(ReceiptExchangeError) -> ReceiptExchangeAnswer {
         let answer = state.withLock { state in
-            state.calls.append((receipt, charge?.deviceID))
+            state.calls.append((receipt, charge?.deviceID, deadline.remaining))
             return state.answers.count > 1 ? state.answers.removeFirst() : state.answers[0]
         }
         switch answer {
@@ -40,7 +40,7 @@ final class ScriptedExchange: ReceiptExchanging {
         }
     }
 
-    var calls: [(receipt: [UInt8], charged: String?)] { state.withLock { $0.calls } }
+    var calls: [(receipt: [UInt8], charged: String?, allowed: Duration)] { state.withLock { $0.calls } }
 }
 
 /// The key rows' receipt state in memory, with the contract's condition (the row must hold the key).
