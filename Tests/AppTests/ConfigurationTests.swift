@@ -208,6 +208,32 @@ import Testing
         #expect(levels == [.string("LEVEL_3"), .string("LEVEL_1"), .string("LEVEL_4")])
     }
 
+    /// `repeatAllowance` (none by default) and `onUnknownDevice` (`repeat` by default), shown by the summary.
+    @Test func repeatAllowanceAndOnUnknownDeviceDefaultToNoneAndRepeatAndAreShownInTheSummary() throws {
+        let json = #"""
+            [{"method":"POST","path":"/a","feature":"a"},
+             {"method":"POST","path":"/b","feature":"b","repeatAllowance":{"firstDay":2,"laterDays":1},
+              "onUnknownDevice":"first"}]
+            """#
+        let parsed = try routes(json)
+        #expect(
+            parsed.map(\.repeatAllowance) == [
+                AllowancePolicy(firstDay: 0, laterDays: 0), .init(firstDay: 2, laterDays: 1),
+            ]
+        )
+        #expect(parsed.map(\.onUnknownDevice) == [.repeat, .first])
+        let env = ConfigurationTests.minimal.with("ROUTES", json)
+            .with("APPLE_TEAM_ID", "TEAM123456").with("APPLE_BUNDLE_IDS", "com.example.app")
+        let summary = try Configuration(environment: env).summary
+        let shown = (summary["routes"]?.arrayValue ?? []).map { [$0["repeatAllowance"], $0["onUnknownDevice"]] }
+        #expect(
+            shown == [
+                [.object(["firstDay": .int(0), "laterDays": .int(0)]), .string("repeat")],
+                [.object(["firstDay": .int(2), "laterDays": .int(1)]), .string("first")],
+            ]
+        )
+    }
+
     @Test func upstreamPathDefaultsToThePathWhenItHasNoParameters() throws {
         #expect(try routes(#"[{"method":"PUT","path":"/v2/x","feature":"x"}]"#).first?.upstreamPath == "/v2/x")
     }
@@ -228,6 +254,13 @@ import Testing
             "allowance must be"
         ),
         (#"[{"method":"POST","path":"/a","feature":"a","allowance":{"firstDay":1}}]"#, "allowance must be"),
+        (
+            #"[{"method":"POST","path":"/a","feature":"a","repeatAllowance":{"firstDay":1,"laterDays":-2}}]"#,
+            "repeatAllowance must be"
+        ),
+        (#"[{"method":"POST","path":"/a","feature":"a","repeatAllowance":3}]"#, "repeatAllowance must be"),
+        (#"[{"method":"POST","path":"/a","feature":"a","onUnknownDevice":"deny"}]"#, "onUnknownDevice must be"),
+        (#"[{"method":"POST","path":"/a","feature":"a","onUnknownDevice":true}]"#, "onUnknownDevice must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":0}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":99999999}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a/{b}","feature":"a"}]"#, "upstreamPath is required"),

@@ -240,6 +240,61 @@ struct DynamoStoreTests {
         )
     }
 
+    /// The metered path reads the tier with what it already reads: the key lookup's one BatchGetItem, and
+    /// the first-seen write's ALL_NEW answer; an unreadable tier is a store error, never a tier.
+    @Test func theKeyLookupAndTheFirstSeenWriteReadTheTierWithoutARequestOfTheirOwn() async throws {
+        let table = try await MotoTable.make()
+        let keys = DynamoAppAttestKeyStore(table: table)
+        let key = StoredAppAttestKey(
+            keyId: [UInt8](repeating: 3, count: 32),
+            publicKey: [4, 3],
+            counter: 0,
+            environment: "development"
+        )
+        #expect(try await keys.bind(deviceID: device, key: key, receipt: []) == .bound)
+        #expect(try await keys.lookup(deviceID: device).profile == nil)
+        #expect(
+            try await DynamoDeviceTierStore(table: table).recordTier(
+                deviceID: device,
+                tier: .first,
+                reason: "mark.clear",
+                today: "2026-11-30"
+            )
+                == .first
+        )
+        let tally = RequestTally()
+        let (found, profile) = try await RequestTally.$current.withValue(tally) {
+            try await keys.lookup(deviceID: device)
+        }
+        #expect(found?.keyId == key.keyId)
+        #expect(profile == DeviceProfile(firstSeen: "2026-11-30", tier: .first, tierReason: "mark.clear"))
+        #expect(tally.requests == 1)
+
+        let profiles = DynamoChallengeStore(table: table)
+        let written = RequestTally()
+        let read = try await RequestTally.$current.withValue(written) {
+            try await profiles.profile(subject: .device(device), today: "2026-12-01")
+        }
+        #expect(read == DeviceProfile(firstSeen: "2026-11-30", tier: .first, tierReason: "mark.clear"))
+        #expect(written.requests == 1)
+
+        _ = try await table.client.updateItem(
+            UpdateItem(
+                table: table.table,
+                key: GateTable.key("DEVICE#\(device)", "PROFILE"),
+                update: UpdateExpression(set: ["\(name: "tier") = \(value: .s("gold"))"])
+            ),
+            deadline: .after(.seconds(5))
+        )
+        await #expect(throws: StoreError.self) { try await keys.lookup(deviceID: device) }
+        await #expect(throws: StoreError.self) {
+            try await profiles.profile(subject: .device(device), today: "2026-12-01")
+        }
+        await #expect(throws: StoreError.self) {
+            try await DynamoDeviceTierStore(table: table).storedTier(deviceID: device)
+        }
+    }
+
     @Test func firstSeenIsRecordedOnce() async throws {
         let store = DynamoChallengeStore(table: try await MotoTable.make())
         #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-11-30") == "2026-11-30")

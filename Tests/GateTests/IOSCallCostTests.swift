@@ -16,7 +16,10 @@ import WireContract
 struct IOSCallCostTests {
     let device = "0b9f8c1e-3a4d-4e5f-8a9b-1c2d3e4f5a6b"
 
-    @Test func aGenuineAssertedCallCostsAtMostSixRequestsInFourSteps() async throws {
+    /// With device marks on, whatever the stored tier (none: a key from before marks, `unknown`), the tier is
+    /// read by the key lookup's own request and meters the call: the cost stays the same.
+    @Test(arguments: [nil, DeviceTier.first, .repeat])
+    func aGenuineAssertedCallCostsAtMostSixRequestsInFourSteps(stored: DeviceTier?) async throws {
         let now = Date()
         let table = try await MotoTable.make()
         let authority = try SimulatedAppleCA(now: now)
@@ -51,8 +54,18 @@ struct IOSCallCostTests {
             logger: logger
         )
         #expect(registered.status == 200 && registered.body == Array(#"{"binding":"bound"}"#.utf8))
+        if let stored {
+            let recorded = try await DynamoDeviceTierStore(table: table)
+                .recordTier(
+                    deviceID: device,
+                    tier: stored,
+                    reason: "mark.test",
+                    today: LocalCalendar.utc.day(at: now).iso
+                )
+            #expect(recorded == stored)
+        }
 
-        let call = MeteredCall(
+        var call = MeteredCall(
             environment: "development",
             evidence: LayerOneEvidence(
                 challenges: challenges,
@@ -68,7 +81,12 @@ struct IOSCallCostTests {
             spendGuard: SpendGuard(store: DynamoCeilingStore(table: table), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
-        let route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
+        call.tiering = DeviceTiering(marks: true)
+        var route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
+        route.repeatAllowance = AllowancePolicy(firstDay: 5, laterDays: 5)
+        // first: the route's allowance (14 on the first day); repeat, and unknown as `repeat`: 5.
+        let metered = stored ?? .unknown
+        var remaining = metered == .first ? 14 : 5
 
         var challenge = try await challenges.issue(deviceID: device, replacingSpent: false, now: now).bytes
         for _ in 0..<3 {
@@ -101,6 +119,10 @@ struct IOSCallCostTests {
             #expect(response.status == 200)
             let line = try #require(sink.objects.last)
             #expect(line["decision"] == .string("pass"))
+            #expect(line["tier"] == .string(metered.rawValue))
+            #expect(line["tierReason"] == .string(stored == nil ? "tier.legacy_key" : "mark.test"))
+            remaining -= 1
+            #expect(response.headers[WireHeader.quotaRemaining.key] == String(remaining))
             let requests = try #require(line["ddbRequests"]?.intValue)
             let sequential = try #require(line["ddbSequential"]?.intValue)
             #expect(requests <= 6, "DynamoDB requests per iOS metered call")

@@ -116,10 +116,14 @@ final class InMemoryCeilingStore: CeilingStore {
     func cost(_ day: String) -> Int64 { rows.withLock { $0[day]?.cost ?? 0 } }
 }
 
-/// Challenges and first-seen days in memory (no expiry logic: the DynamoDB store's tests cover that).
+/// Challenges and profiles in memory (no expiry logic: the DynamoDB store's tests cover that). A device ID's
+/// profile is the tier store's row, as on the table, so a recorded tier shows in `profile(subject:today:)`.
 final class InMemoryChallengeStore: ChallengeStore, ProfileStore {
     let issued = Mutex<[String]>([])
-    let firstSeen = Mutex<[Subject: String]>([:])
+    let userFirstSeen = Mutex<[String: String]>([:])
+    let tiers: InMemoryDeviceTierStore
+
+    init(tiers: InMemoryDeviceTierStore = InMemoryDeviceTierStore()) { self.tiers = tiers }
 
     func issue(deviceID: String, replacingSpent: Bool, now: Date) async throws -> IssuedChallenge {
         issued.withLock { $0.append(deviceID) }
@@ -131,11 +135,16 @@ final class InMemoryChallengeStore: ChallengeStore, ProfileStore {
 
     func spend(deviceID: String, challenge: [UInt8], now: Date) async throws -> Bool { false }
 
-    func firstSeenDay(subject: Subject, today: String) async throws -> String {
-        firstSeen.withLock { map in
-            if let day = map[subject] { return day }
-            map[subject] = today
-            return today
+    func profile(subject: Subject, today: String) async throws -> DeviceProfile {
+        switch subject {
+        case .device(let deviceID):
+            return tiers.profile(deviceID: deviceID, today: today)
+        case .user(let sub):
+            return userFirstSeen.withLock { map in
+                if let day = map[sub] { return DeviceProfile(firstSeen: day) }
+                map[sub] = today
+                return DeviceProfile(firstSeen: today)
+            }
         }
     }
 }
@@ -161,9 +170,15 @@ final class ScriptedUpstream: UpstreamCalling {
     }
 }
 
-/// The tier store's contract in memory (moves only as `DeviceTier.mayMove` allows).
+/// The tier store's contract in memory (moves only as `DeviceTier.mayMove` allows), on a device ID's profile
+/// row as `DynamoDeviceTierStore` keeps it next to `first_seen`.
 final class InMemoryDeviceTierStore: DeviceTierStore {
-    private let state = Mutex<[String: (tier: DeviceTier, reason: String, firstSeen: String)]>([:])
+    struct Row {
+        var firstSeen: String
+        var tier: DeviceTier?
+        var reason: String?
+    }
+    private let state = Mutex<[String: Row]>([:])
 
     func storedTier(deviceID: String) async throws -> DeviceTier? { state.withLock { $0[deviceID]?.tier } }
 
@@ -171,10 +186,19 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
         state.withLock { rows in
             let stored = rows[deviceID]
             guard DeviceTier.mayMove(from: stored?.tier, to: tier) else { return stored?.tier ?? tier }
-            rows[deviceID] = (tier, reason, stored?.firstSeen ?? today)
+            rows[deviceID] = Row(firstSeen: stored?.firstSeen ?? today, tier: tier, reason: reason)
             return tier
         }
     }
 
     func reason(deviceID: String) -> String? { state.withLock { $0[deviceID]?.reason } }
+
+    /// The profile row, stamping `today` as its first-seen day if it has none (`ProfileStore.profile`).
+    func profile(deviceID: String, today: String) -> DeviceProfile {
+        state.withLock { rows in
+            let row = rows[deviceID] ?? Row(firstSeen: today)
+            rows[deviceID] = row
+            return DeviceProfile(firstSeen: row.firstSeen, tier: row.tier, tierReason: row.reason)
+        }
+    }
 }

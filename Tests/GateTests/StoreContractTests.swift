@@ -12,9 +12,9 @@ import Testing
 /// back). The same checks run against all three, so a fake can never promise what the real store does not.
 ///
 /// To add a check: write one `@Test(arguments: StoreKind.all)` function that makes its store with
-/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `decodeBudget(fixture)` or
-/// `decodeQuota(fixture)` and states the contract of the protocol (AllowanceStore.swift and
-/// CeilingStore.swift in `Sources/5-Layers/Gate`, DecodeBudget.swift and DecodeQuotaGuard.swift in
+/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `tiers(fixture)`, `decodeBudget(fixture)` or
+/// `decodeQuota(fixture)` and states the contract of the protocol (AllowanceStore.swift, DeviceTierStore.swift
+/// and CeilingStore.swift in `Sources/5-Layers/Gate`, DecodeBudget.swift and DecodeQuotaGuard.swift in
 /// `Sources/4-Protocols/PlayIntegrity`); `fixture.expectResends()` at its end shows the resend variant
 /// really resent. To add a store, add a factory that returns the fake or its twin.
 enum StoreKind: String, CustomTestStringConvertible, Sendable {
@@ -69,6 +69,15 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
 
     func profiles(_ fixture: StoreKind.Fixture) -> any ProfileStore {
         fixture.table.map { DynamoChallengeStore(table: $0) } ?? InMemoryChallengeStore()
+    }
+
+    /// The tier store and, over the same rows, the profile store that reads tiers back.
+    func tiers(_ fixture: StoreKind.Fixture) -> (any DeviceTierStore, any ProfileStore) {
+        if let table = fixture.table {
+            return (DynamoDeviceTierStore(table: table), DynamoChallengeStore(table: table))
+        }
+        let memory = InMemoryDeviceTierStore()
+        return (memory, InMemoryChallengeStore(tiers: memory))
     }
 
     func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DecodeBudget {
@@ -244,6 +253,147 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         #expect(try await store.firstSeenDay(subject: .user("u1"), today: "2026-12-01") == Self.day)
         #expect(try await store.firstSeenDay(subject: device, today: "2026-12-01") == "2026-12-01")
         fixture.expectResends()
+    }
+
+    // MARK: DeviceTierStore
+
+    /// Every move `DeviceTier.mayMove` allows, and none it refuses: each write answers the tier that stands.
+    @Test(arguments: StoreKind.all)
+    func aTierMovesOnlyAsMayMoveAllowsAndEachWriteAnswersTheTierThatStands(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let (store, _) = tiers(fixture)
+        // (written, answered): absent → unknown → unknown → first; first refuses unknown and first; first →
+        // repeat; repeat refuses everything.
+        let moves: [(DeviceTier, DeviceTier)] = [
+            (.unknown, .unknown), (.unknown, .unknown), (.first, .first), (.unknown, .first), (.first, .first),
+            (.repeat, .repeat), (.first, .repeat), (.unknown, .repeat), (.repeat, .repeat),
+        ]
+        let id = "9e0b7d1c-1111-4c39-9a55-0d3b1b7e2f10"
+        #expect(try await store.storedTier(deviceID: id) == nil)
+        for (index, (written, answered)) in moves.enumerated() {
+            let got = try await store.recordTier(deviceID: id, tier: written, reason: "r\(index)", today: Self.day)
+            #expect(got == answered, "move \(index): \(written)")
+            #expect(try await store.storedTier(deviceID: id) == answered, "move \(index): \(written)")
+        }
+        // Straight to repeat from nothing, and unknown to first.
+        #expect(
+            try await store.recordTier(deviceID: "r", tier: .repeat, reason: "mark.set", today: Self.day) == .repeat
+        )
+        #expect(
+            try await store.recordTier(deviceID: "r", tier: .first, reason: "mark.clear", today: Self.day) == .repeat
+        )
+        fixture.expectResends()
+    }
+
+    /// The tier lives on the profile row: the profile read answers it with its reason, and the tier write
+    /// stamps `first_seen` only on a row without one.
+    @Test(arguments: StoreKind.all)
+    func theTierAndItsReasonAreReadWithTheProfileAndKeepItsFirstSeenDay(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let (store, profiles) = tiers(fixture)
+        // A device seen before its tier: the tier write keeps its first-seen day.
+        #expect(try await profiles.firstSeenDay(subject: device, today: Self.day) == Self.day)
+        guard case .device(let seen) = device else { return }
+        #expect(
+            try await store.recordTier(deviceID: seen, tier: .first, reason: "mark.clear", today: "2026-12-01")
+                == .first
+        )
+        #expect(
+            try await profiles.profile(subject: device, today: "2026-12-02")
+                == DeviceProfile(firstSeen: Self.day, tier: .first, tierReason: "mark.clear")
+        )
+        // A tier written first stamps the first-seen day; a refused move keeps the stored reason.
+        #expect(
+            try await store.recordTier(deviceID: "fresh", tier: .repeat, reason: "mark.set", today: "2026-12-01")
+                == .repeat
+        )
+        #expect(
+            try await store.recordTier(deviceID: "fresh", tier: .first, reason: "mark.clear", today: "2026-12-02")
+                == .repeat
+        )
+        #expect(
+            try await profiles.profile(subject: .device("fresh"), today: "2026-12-03")
+                == DeviceProfile(firstSeen: "2026-12-01", tier: .repeat, tierReason: "mark.set")
+        )
+        // A device with no tier reads none; a user never has one.
+        #expect(
+            try await profiles.profile(subject: .device("none"), today: Self.day) == DeviceProfile(firstSeen: Self.day)
+        )
+        #expect(try await profiles.profile(subject: .user("u1"), today: Self.day) == DeviceProfile(firstSeen: Self.day))
+        fixture.expectResends()
+    }
+
+    /// Two writers racing on one device ID (two registrations, a registration and a risk flag) end as
+    /// `mayMove` orders them whichever lands first: `repeat` over anything, a settled `first` over `unknown`;
+    /// each is answered the tier that stands after its own write.
+    @Test(arguments: StoreKind.all)
+    func racingTierWritersEndOnTheTierMayMoveOrders(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let memory = InMemoryDeviceTierStore()
+        let pairs: [(DeviceTier, DeviceTier, DeviceTier)] = [
+            (.first, .repeat, .repeat), (.unknown, .repeat, .repeat), (.first, .unknown, .first),
+            (.first, .first, .first),
+        ]
+        for round in 0..<3 {
+            for (index, (a, b, settled)) in pairs.enumerated() {
+                let id = "race-\(round)-\(index)"
+                let answers = try await withThrowingTaskGroup(of: (DeviceTier, DeviceTier).self) { group in
+                    for tier in [a, b] {
+                        let store: any DeviceTierStore =
+                            try fixture.sibling().map { DynamoDeviceTierStore(table: $0) } ?? memory
+                        group.addTask {
+                            (
+                                tier,
+                                try await store.recordTier(deviceID: id, tier: tier, reason: "race", today: Self.day)
+                            )
+                        }
+                    }
+                    return try await group.reduce(into: [(DeviceTier, DeviceTier)]()) { $0.append($1) }
+                }
+                let reader: any DeviceTierStore = fixture.table.map { DynamoDeviceTierStore(table: $0) } ?? memory
+                let stored = try await reader.storedTier(deviceID: id)
+                #expect(stored == settled, "\(a) racing \(b)")
+                // The writer of the tier that settles is answered it, whichever order they landed in.
+                for (written, answered) in answers where written == settled {
+                    #expect(answered == settled, "\(a) racing \(b): \(written) answered \(answered)")
+                }
+            }
+        }
+        fixture.expectResends()
+    }
+
+    /// A write whose answer is lost and is resent after another writer landed on the row: the resend is
+    /// judged against that writer's tier, never reports its own move over it, and the row keeps the move.
+    @Test(arguments: StoreKind.all.filter { $0 != .inMemory })
+    func aTierResentAfterAnotherWriterLandedReportsTheTierThatStands(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let table = try #require(fixture.table)
+        let held = ResendingTransport(resending: ["UpdateItem"], holdingResendFor: .milliseconds(400))
+        let slow = DynamoDeviceTierStore(table: try MotoTable.sibling(of: table, hook: held))
+        let other = DynamoDeviceTierStore(table: try MotoTable.sibling(of: table))
+        // A registration's `first` lands, its answer is lost; a flag lands before the resend.
+        async let first = slow.recordTier(deviceID: "held", tier: .first, reason: "mark.clear", today: Self.day)
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(
+            try await other.recordTier(deviceID: "held", tier: .repeat, reason: "risk.flagged", today: Self.day)
+                == .repeat
+        )
+        #expect(try await first == .repeat)
+        #expect(held.resent == 1)
+        #expect(try await other.storedTier(deviceID: "held") == .repeat)
+        // The resend of a move that still stands finds its own token: answered as written.
+        let resending = DynamoDeviceTierStore(
+            table: try MotoTable.sibling(of: table, hook: ResendingTransport(resending: ["UpdateItem"]))
+        )
+        #expect(
+            try await resending.recordTier(deviceID: "own", tier: .unknown, reason: "mark.unavailable", today: Self.day)
+                == .unknown
+        )
+        #expect(
+            try await resending.recordTier(deviceID: "own", tier: .first, reason: "mark.clear", today: Self.day)
+                == .first
+        )
+        #expect(try await other.storedTier(deviceID: "own") == .first)
     }
 
     // MARK: DecodeBudget and DecodeQuotaStore (Play Integrity)

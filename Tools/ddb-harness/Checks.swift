@@ -96,7 +96,7 @@ extension WriteCheck {
         challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
         allowanceReserve,
         allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, warningFlag, decodeBudget, playQuota,
-        firstSeen,
+        firstSeen, tierRecord,
     ]
 
     static let challengeSpend = WriteCheck(

@@ -64,6 +64,7 @@ extension Runner {
     func races() async -> [Line] {
         var lines: [Line] = []
         for resend in [false, true] { lines += await races(resend: resend) }
+        for resend in [false, true] { lines.append(await tierRace(rounds: 10, resend: resend)) }
         lines.append(await releaseRace(releasers: 8))
         lines += await counterRaces()
         return lines

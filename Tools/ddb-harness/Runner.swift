@@ -118,7 +118,7 @@ struct Runner: Sendable {
                     text =
                         "\(name): "
                         + (run.observation.correct
-                            ? "also correct — idempotent (if_not_exists), the token is not what protects it"
+                            ? "also correct — idempotent, the token is not what protects it"
                             : "\(run.observation.text) (idempotent write broke: unexpected)")
                 } else if run.observation.correct {
                     passed = false

@@ -34,9 +34,35 @@ package protocol AllowanceStore: Sendable {
     func release(_ reservation: AllowanceReservation) async throws
 }
 
-/// When each subject was first seen, which decides its first-day allowance.
+/// A subject's `PROFILE` row as the metered path reads it: when it was first seen, which decides its first-day
+/// allowance, and for a device ID its tier (docs/gate.md "Device tiers"). A user's row has no tier.
+package struct DeviceProfile: Sendable, Hashable {
+    /// The first day (`YYYY-MM-DD` in `BUDGET_TIMEZONE`) the subject was seen.
+    package var firstSeen: String
+    /// The stored tier; nil when none was ever written (`DeviceTierPolicy.forCall` infers one).
+    package var tier: DeviceTier?
+    /// The bounded reason slug stored with the tier (`mark.clear`, `risk.flagged`, ...).
+    package var tierReason: String?
+
+    package init(firstSeen: String, tier: DeviceTier? = nil, tierReason: String? = nil) {
+        self.firstSeen = firstSeen
+        self.tier = tier
+        self.tierReason = tierReason
+    }
+}
+
+/// Each subject's profile: its first-seen day and, for a device ID, its tier.
 package protocol ProfileStore: Sendable {
+    /// The subject's profile, recording `today` as its first-seen day if it was never seen: one write that
+    /// returns the row, so the tier costs no request of its own.
+    /// - Throws: `StoreError`.
+    func profile(subject: Subject, today: String) async throws -> DeviceProfile
+}
+
+extension ProfileStore {
     /// The first day `subject` was seen, recording `today` if it never was.
     /// - Throws: `StoreError`.
-    func firstSeenDay(subject: Subject, today: String) async throws -> String
+    package func firstSeenDay(subject: Subject, today: String) async throws -> String {
+        try await profile(subject: subject, today: today).firstSeen
+    }
 }

@@ -89,9 +89,10 @@ package enum KeyBinding: String, Sendable, Hashable {
 /// App Attest keys per device ID, plus the key-owner records that stop one genuine key from serving
 /// many minted IDs.
 package protocol AppAttestKeyStore: Sendable {
-    /// The device's key and, read in the same request, its first-seen day.
+    /// The device's key and, read in the same request, its profile (first-seen day and tier; nil when the
+    /// device ID has no `PROFILE` row yet).
     /// - Throws: `StoreError`.
-    func lookup(deviceID: String) async throws -> (key: StoredAppAttestKey?, firstSeen: String?)
+    func lookup(deviceID: String) async throws -> (key: StoredAppAttestKey?, profile: DeviceProfile?)
 
     /// Binds a verified key to `deviceID`, unless the key already belongs to another device ID. The same
     /// key again (`re_registered`) keeps its stored counter: resetting it would let the key's old

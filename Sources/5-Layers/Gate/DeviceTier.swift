@@ -137,3 +137,28 @@ package enum DeviceTierPolicy {
         return attestedKey ? .unknown : .repeat
     }
 }
+
+/// Which platforms tier their devices (the App layer sets it from configuration): `marks` for a device with
+/// an App Attest key (`DEVICE_MARKS=on`), `recall` for Android (`PLAY_DEVICE_RECALL=on`). Off for a platform,
+/// every device ID without a stored tier is `first`: the behaviour before device tiers.
+package struct DeviceTiering: Sendable, Hashable {
+    package var marks: Bool
+    package var recall: Bool
+
+    package init(marks: Bool = false, recall: Bool = false) {
+        self.marks = marks
+        self.recall = recall
+    }
+
+    /// Whether tiering is on for the platform a call's evidence names: an App Attest key, or an App Attest
+    /// or DeviceCheck proof, is Apple's (`marks`); a Play Integrity proof is Android's (`recall`); a call
+    /// with no proof names no platform (off: only a stored tier applies).
+    package func on(attestedKey: Bool, proof: GateEvidence.ProofKind) -> Bool {
+        if attestedKey { return marks }
+        switch proof {
+        case .appAttest, .deviceCheck: return marks
+        case .playIntegrity: return recall
+        case .none: return false
+        }
+    }
+}

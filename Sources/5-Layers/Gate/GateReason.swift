@@ -71,6 +71,15 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// DeviceCheck is switched off: it abstains.
     package static let deviceCheckOff = GateReason("devicecheck.off")
 
+    // Layer 2: a device ID's tier inferred on a metered call (no tier stored; docs/gate.md "Device tiers").
+
+    /// Tiering is off for the call's platform: `first`, as before device tiers.
+    package static let tierOff = GateReason("tier.off")
+    /// An App Attest key registered before device marks were turned on: `unknown`.
+    package static let tierLegacyKey = GateReason("tier.legacy_key")
+    /// Tiering is on and nothing proved a first free tier: `repeat` (request content never yields `first`).
+    package static let tierUnproven = GateReason("tier.unproven")
+
     // Layer 3: the upstream call.
 
     /// The invocation has no time left for the upstream call: it is not sent.
@@ -80,6 +89,8 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     /// A key row that does not decode.
     package static let keyRowMalformed = GateReason("store.key_row_malformed")
+    /// A profile row whose `tier` is none of `first`, `repeat`, `unknown`.
+    package static let profileRowMalformed = GateReason("store.profile_row_malformed")
     /// A key bind's answer carries no `replaced` marker: its outcome is unknown.
     package static let keyBindUnconfirmed = GateReason("store.key_bind_unconfirmed")
     /// The per-device challenge count kept losing its conditional write.

@@ -86,15 +86,20 @@ package struct LayerOneEvidence: EvidenceSource {
         async let spentResult = Result(catching: {
             try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now)
         })
-        async let keyResult = Result(catching: { appleAsked ? try await keys.lookup(deviceID: deviceID) : (nil, nil) })
+        async let keyResult = Result(catching: {
+            appleAsked ? try await keys.lookup(deviceID: deviceID) : (key: nil, profile: nil)
+        })
         let (spent, lookup) = await (spentResult, keyResult)
+        // The profile and whether a key is held, for metering by tier even when this call is refused (monitor).
+        let looked = appleAsked ? try? lookup.get() : nil
+        let tierReport = EvidenceReport(evidence: .absent, profile: looked?.profile, attestedKey: looked?.key != nil)
 
         switch spent {
         case .failure(let error):
             // Our own store: the route's onUnavailable decides (docs/gate.md, "Failure policy").
-            return EvidenceReport(evidence: .unavailable(proof: first, reason: MeteredCall.slug(error)))
+            return tierReport.with(.unavailable(proof: first, reason: MeteredCall.slug(error)))
         case .success(false):
-            return EvidenceReport(evidence: .rejected(proof: first, reason: GateReason.challengeUnspendable.slug))
+            return tierReport.with(.rejected(proof: first, reason: GateReason.challengeUnspendable.slug))
         case .success(true):
             break
         }
@@ -107,11 +112,10 @@ package struct LayerOneEvidence: EvidenceSource {
             case .success(let bound):
                 binding = bound
             case .failure(let refusal):
-                return EvidenceReport(evidence: .rejected(proof: first, reason: refusal.reason), spentChallenge: true)
+                return tierReport.with(.rejected(proof: first, reason: refusal.reason), spentChallenge: true)
             }
         }
 
-        let firstSeen = appleAsked ? (try? lookup.get())?.1 : nil
         let merged = await ProviderMerge.evaluate(
             appAttest: {
                 guard appleAsked, let binding else { return nil }
@@ -165,7 +169,8 @@ package struct LayerOneEvidence: EvidenceSource {
         return EvidenceReport(
             evidence: Self.evidence(merged),
             spentChallenge: true,
-            firstSeen: firstSeen,
+            profile: tierReport.profile,
+            attestedKey: tierReport.attestedKey,
             providerUnavailable: merged.unavailableRejected
         )
     }
@@ -318,6 +323,16 @@ package struct LayerOneEvidence: EvidenceSource {
             now: now
         )
         return ProviderMerge.Answer(result)
+    }
+}
+
+extension EvidenceReport {
+    /// This report's profile and key with another evidence.
+    fileprivate func with(_ evidence: GateEvidence, spentChallenge: Bool = false) -> EvidenceReport {
+        var report = self
+        report.evidence = evidence
+        report.spentChallenge = spentChallenge
+        return report
     }
 }
 

@@ -19,6 +19,9 @@ package struct MeteredCall: Sendable {
     package var upstream: any UpstreamCalling
     /// Kept back from the invocation's remaining time for our own answer.
     package var deadlineMargin: Duration = .milliseconds(300)
+    /// Which platforms meter device IDs by tier (docs/gate.md "Device tiers"); off: every device ID without
+    /// a stored tier is `first`.
+    package var tiering = DeviceTiering()
 
     package init(
         environment: String,
@@ -135,17 +138,30 @@ package struct MeteredCall: Sendable {
         let allowance: AllowanceReservation
         do {
             let today = allowances.day(at: now)
-            let firstSeen: String
-            if let known = report.firstSeen {
-                firstSeen = known
+            let profile: DeviceProfile
+            if let known = report.profile {
+                profile = known
             } else {
-                firstSeen = try await profiles.firstSeenDay(subject: subject, today: today)
+                profile = try await profiles.profile(subject: subject, today: today)
+            }
+            // A user has no tier: the route's allowance. A device ID is metered by its tier.
+            var policy = route.allowance
+            if case .device(let deviceID) = subject {
+                let tier = try await deviceTier(
+                    profile: profile,
+                    report: report,
+                    deviceID: deviceID,
+                    today: today,
+                    now: now,
+                    record: &record
+                )
+                policy = route.allowance(for: tier)
             }
             switch try await allowances.reserve(
                 subject: subject,
                 feature: route.feature,
-                policy: route.allowance,
-                firstSeen: firstSeen,
+                policy: policy,
+                firstSeen: profile.firstSeen,
                 now: now
             ) {
             case .reserved(let reservation):
@@ -261,6 +277,36 @@ package struct MeteredCall: Sendable {
         if let contentType { headers["content-type"] = contentType }
         await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
         return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
+    }
+
+    /// The tier a device ID's call is metered by (`DeviceTierPolicy.forCall`; `onUnknownDevice` is the route's
+    /// `allowance(for:)`), logged as `tier` with `tierReason`: the stored row's reason, the reason of a tier
+    /// this call's evaluation wrote, or why a tier was inferred (`tier.off`, `tier.legacy_key`, `tier.unproven`).
+    /// - Throws: `StoreError` from a tier write on the way (the caller fails closed).
+    private func deviceTier(
+        profile: DeviceProfile,
+        report: EvidenceReport,
+        deviceID: String,
+        today: String,
+        now: Date,
+        record: inout DecisionRecord
+    ) async throws -> DeviceTier {
+        var stored = profile.tier
+        var reason = profile.tierReason
+        if let recorded = report.recordedTier {
+            stored = recorded.tier
+            reason = recorded.reason
+        }
+        let on = tiering.on(attestedKey: report.attestedKey, proof: report.evidence.proof)
+        let tier = DeviceTierPolicy.forCall(stored: stored, tiering: on, attestedKey: report.attestedKey)
+        if stored == nil {
+            reason =
+                (!on ? GateReason.tierOff : report.attestedKey ? GateReason.tierLegacyKey : GateReason.tierUnproven)
+                .slug
+        }
+        record.fields["tier"] = .string(tier.rawValue)
+        if let reason { record.fields["tierReason"] = .string(reason) }
+        return tier
     }
 
     /// Reads the answer's usage and settles the money reservation to it (once; missing usage keeps it).

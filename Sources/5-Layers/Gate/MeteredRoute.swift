@@ -54,6 +54,23 @@ package struct MeteredRoute: Sendable, Hashable {
     package var deviceCheckFallback = false
     /// The highest Play Integrity `recentDeviceActivity` level accepted on Android (`UNEVALUATED` passes).
     package var maxDeviceActivity: DeviceActivityLevel
+    /// `repeatAllowance`: replaces `allowance` for a `repeat` device ID (another ID on a physical device that
+    /// already has its free tier). None by default.
+    package var repeatAllowance = MeteredRoute.defaultRepeatAllowance
+    /// `onUnknownDevice`: how an `unknown` device ID is metered (`repeat` unless the route opts in to `first`).
+    package var onUnknownDevice = UnknownDevicePolicy.repeat
+
+    package static let defaultRepeatAllowance = AllowancePolicy(firstDay: 0, laterDays: 0)
+
+    /// The allowance a device ID of `tier` is metered by: `allowance` for `first`, `repeatAllowance` for
+    /// `repeat`, and for `unknown` whichever `onUnknownDevice` names.
+    package func allowance(for tier: DeviceTier) -> AllowancePolicy {
+        switch tier {
+        case .first: allowance
+        case .repeat: repeatAllowance
+        case .unknown: allowance(for: onUnknownDevice.meteredAs)
+        }
+    }
 
     package init(
         method: String = "POST",

@@ -11,7 +11,7 @@ extension SettingsReader {
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
-        "maxDeviceActivity",
+        "maxDeviceActivity", "repeatAllowance", "onUnknownDevice",
         "stream", "maxStreamSeconds", "maxStreamBytes",
     ]
     /// The largest output or input cap a route may declare.
@@ -97,13 +97,21 @@ extension SettingsReader {
                 errors.append("onUnavailable must be allow or deny")
             }
         }
-        if let value = fields["allowance"] {
+        for (name, path) in [("allowance", \MeteredRoute.allowance), ("repeatAllowance", \.repeatAllowance)] {
+            guard let value = fields[name] else { continue }
             if let firstDay = count(value["firstDay"]), let laterDays = count(value["laterDays"]),
                 value.objectValue?.count == 2
             {
-                route.allowance = AllowancePolicy(firstDay: firstDay, laterDays: laterDays)
+                route[keyPath: path] = AllowancePolicy(firstDay: firstDay, laterDays: laterDays)
             } else {
-                errors.append("allowance must be {\"firstDay\":n,\"laterDays\":n} with 0...100000")
+                errors.append("\(name) must be {\"firstDay\":n,\"laterDays\":n} with 0...100000")
+            }
+        }
+        if let value = fields["onUnknownDevice"] {
+            if let policy = value.stringValue.flatMap(UnknownDevicePolicy.init(rawValue:)) {
+                route.onUnknownDevice = policy
+            } else {
+                errors.append("onUnknownDevice must be repeat or first")
             }
         }
         if let value = fields["upstreamPath"] {

@@ -39,6 +39,10 @@ extension Configuration {
                 "worstCase": worstCase(route),
                 "deviceCheckFallback": .bool(route.deviceCheckFallback),
                 "maxDeviceActivity": .string(route.maxDeviceActivity.verdict),
+                "repeatAllowance": .object([
+                    "firstDay": int(route.repeatAllowance.firstDay), "laterDays": int(route.repeatAllowance.laterDays),
+                ]),
+                "onUnknownDevice": .string(route.onUnknownDevice.rawValue),
             ])
         }
         return .object([

@@ -11,7 +11,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
     static func profileRow(_ deviceID: String) -> Item { GateTable.key("DEVICE#\(deviceID)", "PROFILE") }
     static func ownerRow(_ keyId: [UInt8]) -> Item { GateTable.key("APPATTEST_KEY#\(Bytes.base64URL(keyId))", "OWNER") }
 
-    package func lookup(deviceID: String) async throws -> (key: StoredAppAttestKey?, firstSeen: String?) {
+    package func lookup(deviceID: String) async throws -> (key: StoredAppAttestKey?, profile: DeviceProfile?) {
         let items = try await table.run("key_lookup") { deadline throws(DynamoDBError) in
             try await table.client.batchGetItem(
                 table.table,
@@ -20,7 +20,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
             )
         }
         var key: StoredAppAttestKey?
-        var firstSeen: String?
+        var profile: DeviceProfile?
         for item in items {
             switch item["SK"]?.stringValue {
             case "ATTEST_KEY":
@@ -36,12 +36,12 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
                     risk: Self.risk(item)
                 )
             case "PROFILE":
-                firstSeen = item["first_seen"]?.stringValue
+                profile = try DeviceProfile(row: item)
             default:
                 break
             }
         }
-        return (key, firstSeen)
+        return (key, profile)
     }
 
     package func bind(deviceID: String, key: StoredAppAttestKey, receipt: [UInt8]) async throws -> KeyBinding? {

@@ -3,7 +3,8 @@ package import CivilTime
 internal import DynamoDB
 package import FoundationEssentials
 
-/// Challenges (`DEVICE#{id}` / `ATTEST_CHALLENGE#{b64url}`) and first-seen days (`… / PROFILE`) on the table.
+/// Challenges (`DEVICE#{id}` / `ATTEST_CHALLENGE#{b64url}`) and profiles (`… / PROFILE`: first-seen day, tier) on the
+/// table.
 package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
     let table: GateTable
     /// Challenge lifetime (`CHALLENGE_TTL_SECONDS`).
@@ -101,7 +102,7 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
         return outcome.succeeded
     }
 
-    package func firstSeenDay(subject: Subject, today: String) async throws -> String {
+    package func profile(subject: Subject, today: String) async throws -> DeviceProfile {
         let key = GateTable.key(subject.partitionKey, "PROFILE")
         let outcome = try await table.update(
             "profile_first_seen",
@@ -113,6 +114,10 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
             tokenAttribute: "profile_write",
             returnValues: .allNew
         )
-        return outcome.row?["first_seen"]?.stringValue ?? today
+        // ALL_NEW (or the row a resend found) carries the tier too: no request of its own.
+        guard let row = outcome.row, let profile = try DeviceProfile(row: row) else {
+            return DeviceProfile(firstSeen: today)
+        }
+        return profile
     }
 }
