@@ -376,10 +376,11 @@ final class FakeRefreshMarks: RefreshMarks {
             let recorded = await refresher(exchange, store: store, tiers: tiers, marks: marks).refresh(
                 deviceID: Self.deviceID,
                 key: storedKey(registration, risk: StoredRisk(receipt: registration.receiptBytes)),
+                storedTier: .first,
                 deviceCheckToken: token,
                 now: Self.now
             )
-            #expect(recorded == RefreshedTier(tier: .repeat, reason: "risk.flagged"))
+            #expect(recorded == RecordedTier(tier: .repeat, reason: "risk.flagged"))
             #expect(try await tiers.storedTier(deviceID: Self.deviceID) == .repeat)
             #expect(tiers.reason(deviceID: Self.deviceID) == "risk.flagged")
             #expect(marks.flagged == (token.map { [$0] } ?? []))
@@ -396,6 +397,7 @@ final class FakeRefreshMarks: RefreshMarks {
         let recorded = await refresher(exchange, store: store, tiers: tiers, marks: FakeRefreshMarks()).refresh(
             deviceID: Self.deviceID,
             key: storedKey(registration, risk: StoredRisk(receipt: [7, 7], metric: 1)),
+            storedTier: .unknown,
             deviceCheckToken: "token",
             now: Self.now
         )
@@ -429,6 +431,7 @@ final class FakeRefreshMarks: RefreshMarks {
             let recorded = await refresher(exchange, store: store, tiers: tiers, marks: marks).refresh(
                 deviceID: Self.deviceID,
                 key: storedKey(registration, risk: StoredRisk(receipt: registration.receiptBytes, unverified: true)),
+                storedTier: stored,
                 deviceCheckToken: token,
                 now: Self.now
             )

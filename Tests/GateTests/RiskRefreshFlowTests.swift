@@ -63,7 +63,7 @@ struct RiskRefreshFlowTests {
             options: options
         )
         let exchange = ScriptedExchange([.receipt(answer)])
-        let tiers = InMemoryDeviceTierStore()
+        let tiers = DynamoDeviceTierStore(table: table)
         _ = try await tiers.recordTier(deviceID: device, tier: .first, reason: "mark.clear", today: "d")
         let marks = FakeRefreshMarks()
         let refresh = ReceiptRiskRefresh(
@@ -102,8 +102,8 @@ struct RiskRefreshFlowTests {
         }
         let route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
         var challenge = try await challenges.issue(deviceID: device, replacingSpent: false, now: now).bytes
-        /// One genuine call; returns its DynamoDB request count.
-        func metered(_ call: MeteredCall) async throws -> Int64 {
+        /// One genuine call; returns its decision line.
+        func metered(_ call: MeteredCall, status: Int = 200) async throws -> JSONValue {
             let body = Array(#"{"photo":"page-1"}"#.utf8)
             let clientData = ClientData(
                 challenge: Bytes.base64(challenge),
@@ -130,26 +130,31 @@ struct RiskRefreshFlowTests {
                 deadline: .after(.seconds(20)),
                 logger: Logger(sink: sink)
             )
-            #expect(response.status == 200)
+            #expect(response.status == status)
             challenge = try #require(response.headers[WireHeader.nextChallenge.key].flatMap { Bytes.fromBase64($0) })
-            return try #require(sink.objects.last?["ddbRequests"]?.intValue)
+            return try #require(sink.objects.last)
         }
 
-        let baseline = try await metered(call(risk: nil))
-        // Registered without a verified metric: due on the first call, exchanged within a second.
-        _ = try await metered(call(risk: refresh))
+        let first = try await metered(call(risk: nil))
+        #expect(first["tier"] == .string("first"))
+        // Registered without a verified metric: due on the first call, exchanged within a second; the metric
+        // of 12 flags the device, and this very call is metered as repeat (repeatAllowance 0: 429).
+        let flagged = try await metered(call(risk: refresh), status: 429)
+        #expect(flagged["tier"] == .string("repeat"))
+        #expect(flagged["tierReason"] == .string("risk.flagged"))
         #expect(exchange.calls.count == 1)
         #expect(exchange.calls.first?.receipt == attested.receiptBytes)
         #expect(try #require(exchange.calls.first?.allowed) <= .seconds(1))
         #expect(try await tiers.storedTier(deviceID: device) == .repeat)
-        #expect(tiers.reason(deviceID: device) == "risk.flagged")
         #expect(marks.flagged == ["dc-token"])
         let stored = try #require(try await keys.lookup(deviceID: device).key?.risk)
-        #expect(
-            stored.metric == 12 && stored.receipt == answer && stored.exchangedDay == LocalCalendar.utc.day(at: now).iso
-        )
-        // Exchanged today: not due, no Apple call and no extra request.
-        #expect(try await metered(call(risk: refresh)) == baseline)
+        #expect(stored.metric == 12 && stored.receipt == answer)
+        #expect(stored.exchangedDay == LocalCalendar.utc.day(at: now).iso)
+        // Exchanged today: not due, no Apple call and no request more than the same call without the refresh.
+        let notDue = try await metered(call(risk: refresh), status: 429)
+        let without = try await metered(call(risk: nil), status: 429)
+        #expect(notDue["tier"] == .string("repeat"))
+        #expect(notDue["ddbRequests"] == without["ddbRequests"])
         #expect(exchange.calls.count == 1)
     }
 }

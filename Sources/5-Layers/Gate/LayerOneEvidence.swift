@@ -147,12 +147,14 @@ package struct LayerOneEvidence: EvidenceSource {
         )
         // The fraud-risk metric's daily refresh, for a genuine App Attest call whose key row says it is due;
         // decided from the row `lookup` read, so a call that is not due costs no request.
+        var recordedTier: RecordedTier?
         if let risk, merged.outcome == .genuine, merged.decidedBy == .appAttest, case .success(let (key?, _)) = lookup,
             risk.isDue(key, now: now)
         {
-            _ = await risk.refresh(
+            recordedTier = await risk.refresh(
                 deviceID: deviceID,
                 key: key,
+                storedTier: tierReport.profile?.tier,
                 deviceCheckToken: request.header(Header.deviceCheck),
                 now: now
             )
@@ -171,6 +173,7 @@ package struct LayerOneEvidence: EvidenceSource {
             spentChallenge: true,
             profile: tierReport.profile,
             attestedKey: tierReport.attestedKey,
+            recordedTier: recordedTier,
             providerUnavailable: merged.unavailableRejected
         )
     }

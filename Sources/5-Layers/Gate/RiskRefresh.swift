@@ -19,12 +19,6 @@ package protocol RefreshMarks: Sendable {
     func flagDevice(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> Bool
 }
 
-/// A tier a metered call's refresh recorded, with its reason slug.
-package struct RefreshedTier: Sendable, Hashable {
-    package let tier: DeviceTier
-    package let reason: String
-}
-
 /// The daily refresh of the fraud-risk metric, inline on a metered call (docs/appattest.md "The fraud-risk
 /// metric"): only the key row `lookup` already read decides whether it is due, so a call that is not due
 /// costs nothing.
@@ -33,14 +27,17 @@ package protocol RiskRefreshing: Sendable {
     func isDue(_ key: StoredAppAttestKey, now: Date) -> Bool
 
     /// Exchanges the stored receipt within the refresh timeout and records what it changes.
-    /// - Parameter deviceCheckToken: the call's `X-Device-Check-Token`, for bit 1 (and a settling mark).
-    /// - Returns: the tier recorded, nil when none was.
+    /// - Parameters:
+    ///   - storedTier: the device ID's tier as the key lookup read it (nil: none stored).
+    ///   - deviceCheckToken: the call's `X-Device-Check-Token`, for bit 1 (and a settling mark).
+    /// - Returns: the tier recorded (`MeteredCall` meters this call by it), nil when none was.
     func refresh(
         deviceID: String,
         key: StoredAppAttestKey,
+        storedTier: DeviceTier?,
         deviceCheckToken: String?,
         now: Date
-    ) async -> RefreshedTier?
+    ) async -> RecordedTier?
 }
 
 /// `RiskRefreshing` with the receipt exchange, the tier store and the mark service.
@@ -92,9 +89,10 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
     package func refresh(
         deviceID: String,
         key: StoredAppAttestKey,
+        storedTier: DeviceTier?,
         deviceCheckToken: String?,
         now: Date
-    ) async -> RefreshedTier? {
+    ) async -> RecordedTier? {
         guard let receipt = key.risk.receipt, let publicKey = try? ECPublicKey(derOrX962: key.publicKey) else {
             return nil
         }
@@ -137,8 +135,9 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
                     "device flagged by the risk metric",
                     ["device": .string(device), "tier": .string(stored.rawValue)]
                 )
-                return RefreshedTier(tier: stored, reason: GateReason.riskFlagged.slug)
+                return RecordedTier(tier: stored, reason: GateReason.riskFlagged.slug)
             }
+            guard storedTier == .unknown else { return nil }
             return try await settle(deviceID: deviceID, metric: value, deviceCheckToken: deviceCheckToken, now: now)
         } catch {
             logger.warning("risk tier store failed", ["reason": .string(MeteredCall.slug(error))])
@@ -146,18 +145,16 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
         }
     }
 
-    /// A verified metric at most the maximum: an `unknown` tier is settled by the mark when a token is at hand.
+    /// A verified metric at most the maximum on an `unknown` tier: settled by the mark when a token is at hand.
     private func settle(
         deviceID: String,
         metric value: Int,
         deviceCheckToken: String?,
         now: Date
     ) async throws
-        -> RefreshedTier?
+        -> RecordedTier?
     {
-        guard let deviceCheckToken, let marks, try await tiers.storedTier(deviceID: deviceID) == .unknown else {
-            return nil
-        }
+        guard let deviceCheckToken, let marks else { return nil }
         let mark = await marks.markSignal(
             deviceCheckToken: deviceCheckToken,
             deviceID: deviceID,
@@ -179,6 +176,6 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
             today: calendar.day(at: now).iso
         )
         logger.info("device tier settled by a verified receipt", ["tier": .string(stored.rawValue)])
-        return RefreshedTier(tier: stored, reason: mark.reason)
+        return RecordedTier(tier: stored, reason: mark.reason)
     }
 }
