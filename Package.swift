@@ -219,7 +219,10 @@ let package = Package(
         ),
         tests(
             "BootstrapTests",
-            ["TestSupport", "WireContract", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
+            [
+                "TestSupport", "SimulatedDevice", "CryptoTestSupport", "WireContract", "HTTPClient", "DynamoDB",
+                "AWSJSON", "Crypto", "AttestCore",
+            ],
             exclude: ["Fixtures"]
         ),
         tests(

@@ -7,8 +7,9 @@ Standard library only. One HTTP server on 127.0.0.1 serves:
   POST /v1/update_two_bits     public half of the .p8 given at start (alg ES256, kid = --key-id and
                                iss = --team-id when given, integer iat; else 401). The body must be JSON with
                                a base64 device_token, a string transaction_id and an integer timestamp (ms)
-                               (else 400), and the device token must belong to a physical device registered
-                               with /control/device (else 400: DeviceCheck tokens are per physical device and
+                               (else 400), and the device token must belong to a physical device: registered
+                               with /control/device, or a simulated iPhone's token, whose bytes begin
+                               "simdc1:<device>:" (else 400: DeviceCheck tokens are per physical device and
                                ephemeral, so many tokens name one device). Query answers
                                200 {"bit0", "bit1", "last_update_time": "YYYY-MM"} or, for a device whose bits
                                were never set, 200 "Failed to find bit state". Update takes optional booleans
@@ -170,6 +171,20 @@ def sign_receipt(signer, content):
     return tlv(0x30, oid("1.2.840.113549.1.7.2") + tlv(0xA0, signed_data))
 
 
+def simulated_device(token):
+    """The physical device a simulated iPhone's token names (SimulatedDevice.deviceCheckToken), or None."""
+    raw = b64decode_strict(token) or b""
+    if not raw.startswith(b"simdc1:"):
+        return None
+    device, separator, _ = raw[len(b"simdc1:"):].partition(b":")
+    if not separator or not device:
+        return None
+    try:
+        return device.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
 class State:
     def __init__(self):
         self.lock = threading.Lock()
@@ -292,7 +307,7 @@ class Handler(BaseHTTPRequestHandler):
         except (json.JSONDecodeError, KeyError, TypeError, AssertionError):
             return self.refuse(400, "payload", "Missing or incorrectly formatted device token payload")
         with self.state.lock:
-            device = self.state.devices.get(token)
+            device = self.state.devices.get(token) or simulated_device(token)
             if transaction not in self.state.transactions:
                 self.state.transactions.add(transaction)
                 self.state.stats["transaction_ids"] += 1

@@ -80,6 +80,11 @@ package struct Configuration: Sendable {
     package var riskMetricMax = 5
     /// `APP_ATTEST_RECEIPT_ENDPOINT`: Apple's receipt exchange host (default by `APP_ATTEST_ENVIRONMENT`).
     package var appAttestReceiptEndpoint = "https://data.appattest.apple.com"
+    /// `DEVICE_MARKS=on`: App Attest key registrations tier their device ID by DeviceCheck's two bits
+    /// (docs/appattest.md "Device marks"); needs `deviceCheck`.
+    package var deviceMarks = false
+    /// `DEVICE_MARK_MONTHS`: a mark older than this many whole months counts as cleared.
+    package var deviceMarkMonths = 3
     /// Unpaid upstream calls per day; 0 means no ceiling.
     package var aiDailyCallBudget = 0
     /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.
