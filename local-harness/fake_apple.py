@@ -23,8 +23,10 @@ Standard library only. One HTTP server on 127.0.0.1 serves:
                                it reads the receipt's app id, credential certificate and environment (DER
                                PKCS#7 as the simulated devices make them), and answers a RECEIPT it signs
                                itself: field 17 the risk metric of the key's physical device (/control/metric,
-                               else how many keys were registered for that device with /control/key; 1 for a
-                               key of no known device), field 19 not-before = now + a day, field 21 expiry =
+                               else how many keys were registered for that device with /control/key, at
+                               least 1). The physical device is the one /control/key names, else the one the
+                               simulated device wrote into the credential certificate ("simdevice:<id>;",
+                               SimulatedDevice.physicalID). Field 19 not-before = now + a day, field 21 expiry =
                                now + 30 days. A RECEIPT the fake issued, exchanged again before its
                                not-before, answers 304. Anything else is 400.
 
@@ -68,6 +70,8 @@ from fake_google import (G, N, der_children, der_read, ec_mul, ec_public_from_pk
 
 MONTH = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
 NEVER_SET = b"Failed to find bit state"
+# The simulated devices name their physical device in a private extension of the credential certificate.
+SIMULATED_DEVICE = re.compile(rb"simdevice:([0-9A-Za-z_-]{1,64});")
 
 
 def b64decode_strict(text):
@@ -361,11 +365,12 @@ class Handler(BaseHTTPRequestHandler):
             key_id = credential_key_id(fields[3]).hex()
         except (IndexError, ValueError):
             return self.refuse(400, "receipt_certificate", "Invalid receipt")
+        marked = SIMULATED_DEVICE.search(fields[3])
         with self.state.lock:
-            device = self.state.key_devices.get(key_id)
+            device = self.state.key_devices.get(key_id) or (marked.group(1).decode() if marked else None)
             metric = self.state.metrics.get(device) if device is not None else None
             if metric is None:
-                metric = sum(1 for d in self.state.key_devices.values() if d == device) if device is not None else 1
+                metric = max(1, sum(1 for d in self.state.key_devices.values() if d == device))
         issued_at = int(now)
         content = tlv(0x31, b"".join(
             tlv(0x30, der_int(number) + der_int(1) + tlv(0x04, value)) for number, value in [

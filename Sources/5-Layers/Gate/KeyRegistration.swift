@@ -20,19 +20,23 @@ package struct KeyRegistration: Sendable {
     let tiering: RegistrationTiering?
     /// `ATTESTGATE_ENV`, the dimension of the `unavailable` metric a tier step counts.
     let environment: String
+    /// The fraud-risk metric the tier step reads (nil: not asked, the receipt exchange is off).
+    let risk: (any RegistrationRisk)?
 
     package init(
         challenges: any ChallengeStore,
         keys: any AppAttestKeyStore,
         verifier: AppAttestVerifier,
         tiering: RegistrationTiering? = nil,
-        environment: String = "production"
+        environment: String = "production",
+        risk: (any RegistrationRisk)? = nil
     ) {
         self.challenges = challenges
         self.keys = keys
         self.verifier = verifier
         self.tiering = tiering
         self.environment = environment
+        self.risk = risk
     }
 
     /// The route name of the registration's metric line.
@@ -118,10 +122,17 @@ package struct KeyRegistration: Sendable {
                     deviceID: deviceID,
                     deviceCheckToken: deviceCheckToken,
                     binding: binding,
-                    // TODO(integrator, w-risk): the receipt exchange's signal and RISK_METRIC_MAX, e.g.
-                    // `{ await risk?.atRegistration(...) ?? .notAsked }`, `riskMax: risk?.riskMax ?? 5`.
-                    risk: { .notAsked },
-                    riskMax: 5,
+                    // The receipt exchange (docs/appattest.md "The fraud-risk metric"), read with the mark.
+                    risk: { [risk] in
+                        await risk?.riskAtRegistration(
+                            deviceID: deviceID,
+                            registration: registration,
+                            binding: binding,
+                            now: now,
+                            deadline: Deadline.forCall()
+                        ) ?? .notAsked
+                    },
+                    riskMax: risk?.metricMax ?? 5,
                     now: now,
                     deadline: Deadline.forCall()
                 )

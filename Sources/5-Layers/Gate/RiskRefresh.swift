@@ -179,3 +179,19 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
         return RecordedTier(tier: stored, reason: mark.reason)
     }
 }
+
+extension DeviceMarkService: RefreshMarks {
+    package func markSignal(
+        deviceCheckToken: String,
+        deviceID: String,
+        now: Date,
+        deadline: Deadline
+    ) async -> (signal: MarkSignal, reason: String) {
+        let reading = await read(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline)
+        return (reading.signal, reading.reason.slug)
+    }
+
+    package func flagDevice(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> Bool {
+        await flag(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline) == nil
+    }
+}

@@ -94,6 +94,15 @@ extension Application {
             random: random,
             logger: logger
         )
+        let risk = receiptRisk(
+            configuration,
+            key: deviceCheckKey,
+            verifier: appAttest,
+            table: table,
+            marks: marks,
+            transport: transport,
+            logger: logger
+        )
         let evidence = LayerOneEvidence(
             challenges: challengeStore,
             keys: keyStore,
@@ -107,6 +116,7 @@ extension Application {
                 random: random,
                 logger: logger
             ),
+            risk: risk?.refresh,
             logger: logger
         )
 
@@ -155,7 +165,8 @@ extension Application {
                     keys: keyStore,
                     verifier: $0,
                     tiering: tiering,
-                    environment: configuration.environment.rawValue
+                    environment: configuration.environment.rawValue,
+                    risk: risk?.registration
                 )
             }
         )

@@ -52,6 +52,11 @@ extension SimulatedDevice {
             let oid: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x63, 0x64, 0x04, 0x18]
             extensions.append(.init(oid: "2.5.29.37", value: DERWriter.sequence([oid])))
         }
+        // Not Apple's: names the physical device, so that local-harness/fake_apple.py can answer a receipt
+        // exchange with that device's risk metric (Apple knows the device; the fake reads this).
+        extensions.append(
+            .init(oid: "1.3.6.1.4.1.55555.17", value: DERWriter.octets(Array("simdevice:\(physicalID);".utf8)))
+        )
         if options.unknownCriticalExtension {
             extensions.append(.init(oid: "1.3.6.1.4.1.55555.1", critical: true, value: [0x05, 0x00]))
         }
