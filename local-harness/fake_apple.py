@@ -44,6 +44,7 @@ Control (same port):
   POST /control/clock    {"offset": seconds}                    shift the fake's clock (receipt times, 304)
   POST /control/status   {"devicecheck": 503, "exchange": 503}  answer every call to that API with the status
                          {"hang": 5}                            accept calls and answer after N seconds
+                         {"down": true}                         close every API connection unanswered
   GET  /control/bits?device=D                                   the device's stored bits (or null)
   GET  /control/stats    counts: query, update, exchange requests, refusals by reason, transaction ids seen
   POST /control/reset    forget devices, bits, receipts, modes and counters
@@ -207,6 +208,7 @@ class State:
         self.devicecheck_status = 200
         self.exchange_status = 200
         self.hang = 0
+        self.down = False
         self.stats = {"query_requests": 0, "update_requests": 0, "exchange_requests": 0, "refusals": {},
                       "transaction_ids": 0, "receipts_issued": 0, "not_modified": 0}
         self.transactions = set()
@@ -279,10 +281,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def wait_and_status(self, api):
         with self.state.lock:
-            hang = self.state.hang
+            hang, down = self.state.hang, self.state.down
             status = self.state.devicecheck_status if api == "devicecheck" else self.state.exchange_status
         if hang:
             time.sleep(hang)
+        if down:
+            # Apple unreachable: the connection closes without an answer.
+            self.close_connection = True
+            return None
         return status
 
     # --- DeviceCheck two bits ---------------------------------------------------------------------
@@ -296,6 +302,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.stats["update_requests" if update else "query_requests"] += 1
         status = self.wait_and_status("devicecheck")
+        if status is None:
+            return
         if status != 200:
             return self.reply(status, b"forced by the fake")
         authorization = self.headers.get("Authorization") or ""
@@ -336,6 +344,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.stats["exchange_requests"] += 1
         status = self.wait_and_status("exchange")
+        if status is None:
+            return
         if status != 200:
             return self.reply(status, b"forced by the fake")
         authorization = self.headers.get("Authorization") or ""
@@ -439,6 +449,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.state.devicecheck_status = int(body.get("devicecheck", self.state.devicecheck_status))
                 self.state.exchange_status = int(body.get("exchange", self.state.exchange_status))
                 self.state.hang = float(body.get("hang", self.state.hang))
+                self.state.down = bool(body.get("down", self.state.down))
             else:
                 return self.reply(404, {"error": "not_found"})
         self.reply(200, {"ok": True})

@@ -6,8 +6,9 @@ POST <any path>  -> 200 {"upstream":"fake","path":...,"bytes":n, ...}   (401 wit
                     {"cards": [{"front", "back"}, ...]}, a body {"question": "..."} gets {"answer": "..."}.
 Paths ending in /hang never answer (timeouts); /fail-503 and /fail-429 answer with that status.
 
-Streaming: a body with "stream": true is answered with server-sent events (`text/event-stream`,
-chunked) in the dialect the path names, usage included as each provider sends it:
+Streaming: a body with "stream": true, or any body to a `:streamGenerateContent` path, is answered with
+server-sent events (`text/event-stream`, chunked) in the dialect the path names, usage included as each
+provider sends it:
   .../messages                       Anthropic: message_start (input usage) ... message_delta usage, message_stop
   ...:streamGenerateContent, ...gemini  Gemini: candidates chunks, usageMetadata on the last chunk
   anything else                      OpenAI chat: chat.completion.chunk deltas; the usage chunk only with
@@ -256,7 +257,8 @@ def make_handler(key, header, control=None):
                 request = json.loads(body) if body else {}
             except ValueError:
                 request = {}
-            if isinstance(request, dict) and request.get("stream") is True:
+            # Gemini streams by its method (`:streamGenerateContent?alt=sse`), not by a body field.
+            if isinstance(request, dict) and (request.get("stream") is True or "streamGenerateContent" in self.path):
                 return stream_answer(self, control, body, request)
             answer = {"upstream": "fake", "path": self.path, "bytes": len(body)}
             answer.update(flashcards(body))

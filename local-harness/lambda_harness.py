@@ -48,6 +48,7 @@ class Invocation:
         self.instance = None
         self.pool = None
         self.stream = None  # a StreamedResponse once the runtime posts in streaming mode
+        self.delivered_at = None  # epoch seconds when /next handed the event to the runtime
 
     def finish(self, outcome, payload=b"", error_type=None):
         if self.done.is_set():
@@ -59,7 +60,8 @@ class Invocation:
     def summary(self):
         text = self.payload.decode("utf-8", "replace")
         summary = {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
-                   "errorType": self.error_type, "instance": self.instance, "pool": self.pool}
+                   "errorType": self.error_type, "instance": self.instance, "pool": self.pool,
+                   "deliveredAt": self.delivered_at}
         if self.stream is not None:
             summary["stream"] = self.stream.summary()
         return summary
@@ -286,6 +288,7 @@ def make_runtime_handler(harness, instance):
             invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
             threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
                              daemon=True).start()
+            invocation.delivered_at = time.time()
             self._reply(200, invocation.event, {
                 "Content-Type": "application/json",
                 "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
@@ -451,7 +454,8 @@ def make_front_handler(harness):
 # as it arrives (chunked); a client that hangs up does not stop the function: the rest is read and
 # dropped, as Lambda does. The error trailers, when present, end the client's chunked answer too
 # (Function URLs just end the body; the harness shows them so tests can see them), and the control
-# port's /invocations reports the stream's bytes, chunks and error.
+# port's /invocations reports the stream's bytes, chunks and error, and when the event was delivered
+# (deliveredAt), the POST arrived (postedAt) and its first chunk (firstChunkAt), in epoch seconds.
 
 
 class StreamedResponse:
@@ -469,6 +473,7 @@ class StreamedResponse:
         self.error_body = None
         self.client_gone = False
         self.started = time.time()
+        self.first_chunk_at = None
         self.finished = None
 
     def end(self, error_type=None, error_body=None):
@@ -482,7 +487,8 @@ class StreamedResponse:
     def summary(self):
         return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
                 "errorBody": self.error_body, "clientGone": self.client_gone,
-                "seconds": round((self.finished or time.time()) - self.started, 3)}
+                "seconds": round((self.finished or time.time()) - self.started, 3),
+                "postedAt": self.started, "firstChunkAt": self.first_chunk_at}
 
 
 def read_chunked(rfile, trailers):
@@ -525,6 +531,7 @@ def receive_stream(handler, harness):
     error_type = None
     try:
         for chunk in read_chunked(handler.rfile, trailers):
+            stream.first_chunk_at = stream.first_chunk_at or time.time()
             stream.bytes += len(chunk)
             stream.count += 1
             if stream.bytes > MAX_STREAM:
@@ -550,6 +557,18 @@ def receive_stream(handler, harness):
     return handler._reply(202, b'{"status":"OK"}')
 
 
+def send_parts(connection, parts):
+    """sendmsg() the parts in order (gathered, not joined), however much each call takes."""
+    parts = [memoryview(part) for part in parts if part]
+    while parts:
+        sent = connection.sendmsg(parts)
+        while parts and sent >= len(parts[0]):
+            sent -= len(parts[0])
+            parts.pop(0)
+        if parts and sent:
+            parts[0] = parts[0][sent:]
+
+
 def forward_stream(handler, stream):
     """The front side: the prelude becomes the status line and headers, then chunks as they come."""
     pending = b""
@@ -573,12 +592,14 @@ def forward_stream(handler, stream):
         except (ValueError, AttributeError, TypeError):
             return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
 
-    def send(data):
-        if stream.client_gone or not data:
+    def send(pieces):
+        """One chunk to the client for `pieces` (what is queued now), written without joining them."""
+        size = sum(len(piece) for piece in pieces)
+        if stream.client_gone or not size:
             return
         try:
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             handler.wfile.flush()
+            send_parts(handler.connection, [b"%x\r\n" % size] + pieces + [b"\r\n"])
         except OSError:
             stream.client_gone = True
 
@@ -595,12 +616,21 @@ def forward_stream(handler, stream):
         handler.wfile.flush()
     except OSError:
         stream.client_gone = True
-    send(pending)
-    while True:
-        item = stream.chunks.get()
-        if item is StreamedResponse.END:
-            break
-        send(item)
+    send([pending])
+    ended = False
+    while not ended:
+        # Forward what has arrived, now: the chunk waited for, and every one queued behind it (the
+        # runtime wrote faster than this thread sent), as one write.
+        pieces = [stream.chunks.get()]
+        while len(pieces) < 64:
+            try:
+                pieces.append(stream.chunks.get_nowait())
+            except queue.Empty:
+                break
+        if pieces[-1] is StreamedResponse.END:
+            pieces.pop()
+            ended = True
+        send(pieces)
     if stream.client_gone:
         handler.close_connection = True
         return

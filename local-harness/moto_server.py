@@ -8,11 +8,19 @@ reasons that are moto's, not ours. This wrapper runs the same moto application (
 behind one lock, so every request is atomic, connections stay concurrent, and a race test measures
 only the product's conditions.
 
-Usage: moto_server.py -H 127.0.0.1 -p PORT
+With --keep-alive the same application is served over HTTP/1.1 connections that stay open between
+requests, as DynamoDB's endpoints do (werkzeug's development server closes every connection after one
+answer, so each request pays a new connection and a new server thread). `make bench` uses it for the
+streamed-route latency figures; the tests keep werkzeug's server.
+
+Usage: moto_server.py -H 127.0.0.1 -p PORT [--keep-alive]
 """
 import argparse
+import io
 import os
+import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
@@ -40,10 +48,60 @@ def warm_up(application):
         )
 
 
+def serve_keep_alive(host, port, application):
+    """`application` (WSGI) behind http.server with persistent HTTP/1.1 connections and TCP_NODELAY."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, *args):
+            pass
+
+        def _serve(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            path, _, query = self.path.partition("?")
+            environ = {
+                "REQUEST_METHOD": self.command, "SCRIPT_NAME": "", "PATH_INFO": path, "QUERY_STRING": query,
+                "SERVER_NAME": host, "SERVER_PORT": str(port), "SERVER_PROTOCOL": self.request_version,
+                "REMOTE_ADDR": self.client_address[0], "CONTENT_LENGTH": str(len(body)),
+                "CONTENT_TYPE": self.headers.get("Content-Type", ""), "wsgi.version": (1, 0),
+                "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr,
+                "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+            }
+            for name, value in self.headers.items():
+                key = "HTTP_" + name.upper().replace("-", "_")
+                if key not in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
+                    environ[key] = environ[key] + "," + value if key in environ else value
+            answer = {}
+
+            def start_response(status, headers, exc_info=None):
+                answer["status"], answer["headers"] = status, headers
+                return lambda data: None
+
+            data = b"".join(application(environ, start_response))
+            code, _, reason = answer["status"].partition(" ")
+            self.send_response(int(code), reason)
+            for name, value in answer["headers"]:
+                if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _serve
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-H", "--host", default="127.0.0.1")
     parser.add_argument("-p", "--port", type=int, required=True)
+    parser.add_argument("--keep-alive", action="store_true", help="persistent HTTP/1.1 connections")
     args = parser.parse_args()
     os.environ.setdefault("MOTO_PORT", str(args.port))
 
@@ -56,7 +114,10 @@ def main():
             # Consume the whole answer inside the lock: the write happens while it is produced.
             return list(application(environ, start_response))
 
-    run_simple(args.host, args.port, serialised, threaded=True)
+    if args.keep_alive:
+        serve_keep_alive(args.host, args.port, serialised)
+    else:
+        run_simple(args.host, args.port, serialised, threaded=True)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,18 @@ import Testing
         #expect(route.dialect == .opaque && route.prices.isEmpty)
     }
 
+    /// Gemini streams from `…:streamGenerateContent?alt=sse`: a query of plain characters is kept as given.
+    @Test func aStreamedGeminiRouteKeepsItsQuery() throws {
+        let routes =
+            #"[{"method":"POST","path":"/v1/ask","feature":"ask","dialect":"gemini-generate","maxOutputTokens":64,"#
+            + #""models":["gemini-2.5-flash"],"stream":true,"#
+            + #""upstreamPath":"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"}]"#
+        #expect(problems(routes) == [])
+        let route = try #require(try configuration(routes).routes.first)
+        #expect(route.upstreamPath == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+        #expect(route.stream)
+    }
+
     @Test func everyLayerThreeRouteFieldIsRead() throws {
         let config = try configuration("[\(Self.chat)]", ["AI_DAILY_COST_BUDGET_USD": "12.5"])
         let route = try #require(config.routes.first)
@@ -84,6 +96,14 @@ import Testing
             "not in models"
         ),
         (#"{"dialect":"gemini-generate","maxOutputTokens":9,"upstreamPath":"/v1/generate"}"#, "upstreamPath must be"),
+        (
+            #"{"dialect":"gemini-generate","maxOutputTokens":9,"stream":true,"upstreamPath":"/v1beta/models/m:generateContent"}"#,
+            "stream: true needs"
+        ),
+        (#"{"upstreamPath":"/v1/x?"}"#, "upstreamPath must be"),
+        (#"{"upstreamPath":"/v1/x?a=1#b"}"#, "upstreamPath must be"),
+        (#"{"upstreamPath":"/v1/x?a=b c"}"#, "upstreamPath must be"),
+        (#"{"upstreamPath":"/v1/x?a=1?b"}"#, "upstreamPath must be"),
         (
             #"{"dialect":"openai-chat","maxOutputTokens":9,"models":["a","b"],"prices":{"a":{"inputPerMTok":1,"outputPerMTok":1}}}"#,
             "prices has no entry for b"

@@ -285,6 +285,28 @@ struct DeviceMarksBootstrapTests {
         #expect(try await rig.registeredTiers() == ["unknown", "first"])
         #expect(try await rig.call(&install).status == 200)
     }
+
+    @Test func throttledUnreachableOrHangingAppleIsUnknownNeverFirst() async throws {
+        let rig = try await Rig()
+        let modes: [JSONValue] = [
+            .object(["devicecheck": .int(429)]), .object(["devicecheck": .int(200), "down": .bool(true)]),
+            // Longer than the 3 s DeviceCheck cap: the call times out within the invocation.
+            .object(["down": .bool(false), "hang": .int(4)]),
+        ]
+        for mode in modes {
+            try await rig.apple.control("/control/status", mode, transport: rig.transport)
+            var install = try Install(on: rig.phone())
+            _ = try await rig.register(install)
+            #expect(try await rig.call(&install).status == 429, "\(mode)")
+        }
+        #expect(try await rig.registeredTiers() == ["unknown", "unknown", "unknown"])
+        let details = try await rig.lines().compactMap { $0["markDetail"]?.stringValue }
+        #expect(
+            details == [
+                "devicecheck.bits_rate_limited", "devicecheck.bits_unavailable", "devicecheck.bits_unavailable",
+            ]
+        )
+    }
 }
 
 struct SetupError: Error {}

@@ -363,4 +363,43 @@ struct StreamingBootstrapTests {
         #expect(kept - settled > tokens * 1_000_000, "a cut stream kept \(kept - settled)")
         #expect((kept - settled) % 1_000_000 == 0)
     }
+
+    /// Gemini streams from `…:streamGenerateContent?alt=sse` (the query is part of the route's `upstreamPath`);
+    /// the settle reads the `usageMetadata` of the last chunk.
+    @Test func aStreamedGeminiCallSettlesToTheLastChunksUsageMetadata() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        _ = BootstrapTests.tableReady
+        let route =
+            #"[{"method":"POST","path":"/v1/ask","feature":"gemini_stream","mode":"monitor","dialect":"gemini-generate","#
+            + #""upstreamPath":"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse","#
+            + #""models":["gemini-2.5-flash"],"maxOutputTokens":50,"stream":true,"#
+            + #""prices":{"gemini-2.5-flash":{"inputPerMTok":1000000,"outputPerMTok":1000000}},"#
+            + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
+        let harness = try await LocalHarness(
+            environment: [
+                "ATTESTGATE_ENV": "development", "TABLE_NAME": BootstrapTests.table, "AWS_REGION": "us-east-1",
+                "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
+                "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info", "ROUTES": route,
+                "AI_DAILY_COST_BUDGET_USD": "1000000",
+            ],
+            deadlineMs: 30_000
+        )
+        let body =
+            #"{"contents":[{"role":"user","parts":[{"text":"Why is the sky blue?"}]}],"events":6,"intervalMs":5}"#
+        let before = try await Self.costUsed()
+        let received = try await harness.stream("/v1/ask", device: Self.device(), body: body)
+        #expect(received.head.status == 200, "\(String(decoding: received.text, as: UTF8.self))")
+        #expect(received.head.header("content-type") == "text/event-stream")
+        #expect(received.failure == nil)
+        let served = try #require(try await upstream.streams().last)
+        #expect(served["path"]?.stringValue == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+        #expect(served["dialect"]?.stringValue == "gemini")
+        #expect(served["outcome"]?.stringValue == "complete")
+        #expect(received.bytes == served["bytes"]?.intValue.map { Int($0) })
+        #expect(String(decoding: received.text, as: UTF8.self).contains(#""usageMetadata":{"promptTokenCount""#))
+        let tokens = try #require(served["usage"]?["input"]?.intValue) + (served["usage"]?["output"]?.intValue ?? 0)
+        let settled = try await Self.costUsed()
+        #expect(settled - before == tokens * 1_000_000, "settled \(settled - before) for \(tokens) tokens")
+    }
 }

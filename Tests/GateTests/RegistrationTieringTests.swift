@@ -122,9 +122,11 @@ struct FailingTierStore: DeviceTierStore {
         // `bound`: the device ID never held a key; a `first` mark read only on a clear device.
         let tiers = InMemoryDeviceTierStore()
         _ = try await tiers.recordTier(deviceID: Self.deviceID, tier: .repeat, reason: "mark.set", today: "x")
-        let outcome = try await Self.settle(ScriptedMarks(MarkReading(.clear, .markClear)), tiers)
-        // The store refuses the move repeat → first and reports what it holds.
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, tiers)
+        // A repeat never moves: Apple is not asked (no bit 0 claimed for nothing).
         #expect(outcome.tier == .repeat && outcome.reason == "tier.kept")
+        #expect(marks.reads.load(ordering: .relaxed) == 0)
     }
 
     @Test func aFlagIsRepeatAndSetsBitOneWhenATokenIsAtHand() async throws {

@@ -83,4 +83,35 @@ import Testing
         #expect(drained == 10_000)
         #expect(body.trailers == [HTTPHeader("X-End", "ok")])
     }
+
+    /// A reader that fell behind gets everything that arrived in one piece, in order, not one per push.
+    @Test func theReaderTakesEveryQueuedPieceAtOnce() async throws {
+        let stream = ResponseBodyStream(capacity: 1 << 16)
+        for byte in UInt8(1)...3 {
+            #expect([UInt8](repeating: byte, count: 100).withUnsafeBytes { stream.push($0) })
+        }
+        let piece = try #require(try await stream.next())
+        let expected = (UInt8(1)...3).flatMap { [UInt8](repeating: $0, count: 100) }
+        #expect(piece == expected)
+        #expect([UInt8](repeating: 4, count: 10).withUnsafeBytes { stream.push($0) })
+        stream.end(nil)
+        #expect(try await stream.next() == [UInt8](repeating: 4, count: 10))
+        #expect(try await stream.next() == nil)
+    }
+
+    /// libcurl's read callback gets every queued write that fits its buffer (one chunk on the wire), and
+    /// the rest on the next call.
+    @Test func theReadCallbackFillsItsBufferFromSeveralWrites() async throws {
+        let body = RequestBodyStream(capacity: 1 << 16)
+        try await body.write([1, 2, 3])
+        try await body.write([4, 5])
+        try await body.write([6, 7, 8, 9])
+        body.finish()
+        var buffer = [UInt8](repeating: 0, count: 7)
+        #expect(buffer.withUnsafeMutableBytes { body.read(into: $0) } == 7)
+        #expect(buffer == [1, 2, 3, 4, 5, 6, 7])
+        #expect(buffer.withUnsafeMutableBytes { body.read(into: $0) } == 2)
+        #expect(buffer.prefix(2) == [8, 9])
+        #expect(buffer.withUnsafeMutableBytes { body.read(into: $0) } == 0)
+    }
 }

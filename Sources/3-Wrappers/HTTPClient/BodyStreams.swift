@@ -87,7 +87,8 @@ public final class RequestBodyStream: Sendable {
         if wakeReader { wake.signal() }
     }
 
-    /// The read callback's side: copies queued bytes into `buffer`, blocking while none are queued;
+    /// The read callback's side: copies the queued bytes into `buffer` (as many as fit, across writes),
+    /// blocking while none are queued;
     /// 0 means the body is complete, -1 that the transfer must abort (closed).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
@@ -98,20 +99,30 @@ public final class RequestBodyStream: Sendable {
                     state.readerBlocked = true
                     return (0, nil, true)
                 }
-                let count = state.chunks[state.head].withUnsafeBytes { chunk in
-                    let count = min(buffer.count, chunk.count - state.offset)
-                    buffer.baseAddress!.copyMemory(from: chunk.baseAddress! + state.offset, byteCount: count)
-                    return count
-                }
-                state.offset += count
-                state.buffered -= count
-                if state.offset == state.chunks[state.head].count {
-                    state.head += 1
-                    state.offset = 0
-                    if state.head == state.chunks.count {
-                        state.chunks.removeAll(keepingCapacity: true)
-                        state.head = 0
+                // Everything queued now, up to libcurl's buffer: one chunk on the wire for the pieces
+                // written since the last read, so a reader that fell behind catches up in one send.
+                var count = 0
+                while count < buffer.count, state.head < state.chunks.count {
+                    let copied = state.chunks[state.head].withUnsafeBytes { chunk in
+                        let copied = min(buffer.count - count, chunk.count - state.offset)
+                        (buffer.baseAddress! + count).copyMemory(
+                            from: chunk.baseAddress! + state.offset,
+                            byteCount: copied
+                        )
+                        return copied
                     }
+                    count += copied
+                    state.offset += copied
+                    if state.offset == state.chunks[state.head].count {
+                        state.chunks[state.head] = []
+                        state.head += 1
+                        state.offset = 0
+                    }
+                }
+                state.buffered -= count
+                if state.head == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
                 }
                 guard state.buffered <= capacity, let writer = state.writer else { return (count, nil, false) }
                 state.writer = nil
@@ -196,19 +207,25 @@ public final class ResponseBodyStream: Sendable {
         }
     }
 
-    /// The next piece of the body as it arrived; nil once the response is complete.
+    /// The bytes that arrived since the last call (at least one piece; waits for one), nil once the
+    /// response is complete.
     /// - Throws: `HTTPError` when the transfer failed (reset, timeout, cancelled) after some bytes.
     public func next() async throws(HTTPError) -> [UInt8]? {
         while true {
             let (chunk, producer, end) = state.withLock { state -> ([UInt8]?, Bool, HTTPError??) in
                 if state.first < state.chunks.count {
-                    let chunk = state.chunks[state.first]
+                    // Every piece that arrived since the last read, as one: a reader that fell behind
+                    // catches up with one hand-over instead of one per piece (a single piece is not copied).
+                    var chunk = state.chunks[state.first]
                     state.chunks[state.first] = []
-                    state.first += 1
-                    if state.first == state.chunks.count {
-                        state.chunks.removeAll(keepingCapacity: true)
-                        state.first = 0
+                    if state.chunks.count - state.first > 1 {
+                        chunk.reserveCapacity(state.buffered)
+                        for index in (state.first + 1)..<state.chunks.count {
+                            chunk += state.chunks[index]
+                        }
                     }
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.first = 0
                     state.buffered -= chunk.count
                     let producer = state.producerBlocked && state.buffered <= capacity
                     if producer { state.producerBlocked = false }

@@ -63,6 +63,9 @@ extension CurlTransport: HTTPStreamingTransport {
         return try await stream.head()
     }
 
+    /// libcurl's receive buffer for streamed downloads (`CURLOPT_BUFFERSIZE`).
+    static let streamReceiveBufferBytes = 64 * 1024
+
     private static func performUpload(
         _ request: HTTPRequest,
         body: RequestBodyStream,
@@ -111,6 +114,9 @@ extension CurlTransport: HTTPStreamingTransport {
         let headerList = CurlStringList(headerLines(for: request))
         configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
         setMethodAndBody(curl, request)
+        // One receive takes what the socket holds, up to 64 KiB (libcurl's default is 16 KiB): a fast
+        // provider's events reach the reader in a few large pieces; a slow one's still one by one.
+        set(curl, CURLOPT_BUFFERSIZE, streamReceiveBufferBytes)
         installCallbacks(curl, transfer, write: CurlTransfer.streamWriteCallback)
 
         let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }

@@ -41,4 +41,23 @@ package final class RequestTally: Sendable {
         }
         return waves
     }
+
+    /// Microseconds with at least one call in flight (the union of their intervals): the time the work
+    /// waited for the store, so the decision line separates the store's round trips from our own time.
+    package var waitedMicros: Int64 {
+        let sorted = calls.withLock { $0 }.sorted { $0.start < $1.start }
+        var total = Duration.zero
+        var wave: (start: ContinuousClock.Instant, end: ContinuousClock.Instant)?
+        for call in sorted {
+            if let current = wave, call.start < current.end {
+                wave = (current.start, max(current.end, call.end))
+            } else {
+                if let current = wave { total += current.start.duration(to: current.end) }
+                wave = (call.start, call.end)
+            }
+        }
+        if let current = wave { total += current.start.duration(to: current.end) }
+        let (seconds, attoseconds) = total.components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
 }

@@ -61,6 +61,7 @@ package struct MeteredCall: Sendable {
         // The store cost of this call (seeds' budget: at most 6 requests, at most 4 one after another).
         record.fields["ddbRequests"] = .int(Int64(tally.requests))
         record.fields["ddbSequential"] = .int(Int64(tally.sequential))
+        record.fields["ddbWaitMicros"] = .int(tally.waitedMicros)
         record.fields["status"] = .int(Int64(response.status))
         record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         return response

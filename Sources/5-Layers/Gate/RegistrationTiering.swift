@@ -51,8 +51,9 @@ package struct RegistrationTiering: Sendable {
         let previous = try await tiers.storedTier(deviceID: deviceID)
         async let riskRead = risk()
         // A reinstall keeping its device ID keeps a settled tier: the mark it would read is its own, and
-        // reading it would spend budget (and could claim bit 0 for a `repeat` ID).
-        let keeps = heldKey && previous != nil && previous != .unknown
+        // reading it would spend budget (and could claim bit 0 for a `repeat` ID). A stored `repeat` never
+        // moves, so no mark is read for it either.
+        let keeps = previous == .repeat || (heldKey && previous == .first)
         let mark: MarkReading? =
             keeps
             ? nil

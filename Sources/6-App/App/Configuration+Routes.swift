@@ -115,12 +115,12 @@ extension SettingsReader {
             }
         }
         if let value = fields["upstreamPath"] {
-            if let upstreamPath = value.stringValue, upstreamPath.hasPrefix("/"), !upstreamPath.contains("?"),
-                !upstreamPath.contains("#"), !upstreamPath.contains("{"), upstreamPath.utf8.count <= 512
-            {
+            if let upstreamPath = value.stringValue, Self.isUpstreamPath(upstreamPath) {
                 route.upstreamPath = upstreamPath
             } else {
-                errors.append("upstreamPath must be a path starting with / (no query, no {param})")
+                errors.append(
+                    "upstreamPath must be a path starting with / (no {param}; a query of A-Z a-z 0-9 -._~=&%)"
+                )
             }
         } else if path.contains("{") {
             errors.append("upstreamPath is required for a path with {param}s")
@@ -161,7 +161,6 @@ extension SettingsReader {
                 errors.append("upstreamTimeoutMs must be 100...\(maxUpstreamTimeoutMs)")
             }
         }
-        dialectFields(fields, into: &route, errors: &errors)
         if let value = fields["stream"] {
             if let stream = value.boolValue {
                 route.stream = stream
@@ -169,6 +168,7 @@ extension SettingsReader {
                 errors.append("stream must be true or false")
             }
         }
+        dialectFields(fields, into: &route, errors: &errors)
         if let value = fields["maxStreamSeconds"] {
             if let seconds = value.intValue, (1...Int64(maxStreamSecondsLimit)).contains(seconds) {
                 route.maxStreamSeconds = Int(seconds)
@@ -266,8 +266,17 @@ extension SettingsReader {
                 if let models = route.models, !models.contains(method.model) {
                     errors.append("upstreamPath names model \(method.model), which is not in models")
                 }
+                if route.stream, !method.streams {
+                    // Gemini streams only from streamGenerateContent: the route would never stream.
+                    errors.append(
+                        "stream: true needs upstreamPath …:streamGenerateContent?alt=sse with gemini-generate"
+                    )
+                }
             } else {
-                errors.append("upstreamPath must be /…/models/{model}:generateContent with dialect gemini-generate")
+                errors.append(
+                    "upstreamPath must be /…/models/{model}:generateContent or …:streamGenerateContent?alt=sse"
+                        + " with dialect gemini-generate"
+                )
             }
         }
         if route.dialect.isKnown {
@@ -284,6 +293,21 @@ extension SettingsReader {
                 errors.append("prices has no entry for \(model)")
             }
         }
+    }
+
+    /// A path, and optionally a query the provider needs (Gemini's `:streamGenerateContent?alt=sse`) made of
+    /// unreserved characters, `=`, `&` and `%`: nothing that could end the query or start a fragment.
+    private static func isUpstreamPath(_ text: String) -> Bool {
+        guard text.hasPrefix("/"), text.utf8.count <= 512, !text.contains("#"), !text.contains("{") else {
+            return false
+        }
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return true }
+        return !parts[1].isEmpty
+            && parts[1].utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                    || "-._~=&%".utf8.contains(byte)
+            }
     }
 
     private static func count(_ value: JSONValue?) -> Int? {

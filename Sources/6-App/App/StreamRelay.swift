@@ -1,5 +1,6 @@
 internal import AttestCore
 internal import Gate
+internal import Glibc
 internal import LambdaRuntime
 
 /// Passes a streamed upstream body to the client as it arrives: each piece the provider sent is
@@ -99,14 +100,23 @@ struct SSEErrorScanner {
 
     /// Whether `chunk` (following the earlier ones) contains the start of an error event.
     mutating func scan(_ chunk: [UInt8]) -> Bool {
+        chunk.withUnsafeBufferPointer { scan($0) }
+    }
+
+    /// Only line starts are read: the newlines are found with `memchr`, so a long event costs a few
+    /// vector compares per cache line, not a Swift loop per byte.
+    mutating func scan(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = chunk.baseAddress else { return false }
         var found = false
         var position = 0
         while position < chunk.count {
-            let newline = chunk[position...].firstIndex(of: 0x0a)
+            let newline = memchr(base + position, 0x0a, chunk.count - position).map {
+                UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base
+            }
             let segmentEnd = newline ?? chunk.count
             if !checked {
                 let take = min(segmentEnd - position, Self.longest - lineHead.count)
-                lineHead += chunk[position..<(position + take)]
+                lineHead += UnsafeBufferPointer(rebasing: chunk[position..<(position + take)])
                 if lineHead.count >= Self.longest || newline != nil {
                     if Self.patterns.contains(where: { lineHead.starts(with: $0) }) { found = true }
                     checked = true
