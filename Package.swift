@@ -189,7 +189,7 @@ let package = Package(
             "GateTests",
             [
                 "Gate", "AppAttest", "PlayIntegrity", "SimulatedDevice", "TestSupport", "DynamoDB", "AWSJSON",
-                "HTTPClient", "Crypto", "CivilTime", "AttestCore", "WireContract",
+                "HTTPClient", "Crypto", "CivilTime", "AttestCore", "WireContract", "DeviceCheck",
             ]
         ),
         tests("SigV4Tests", ["SigV4", "AttestCore"], exclude: ["Fixtures"]),
@@ -219,7 +219,10 @@ let package = Package(
         ),
         tests(
             "BootstrapTests",
-            ["TestSupport", "WireContract", "HTTPClient", "DynamoDB", "AWSJSON", "Crypto", "AttestCore"],
+            [
+                "TestSupport", "SimulatedDevice", "CryptoTestSupport", "WireContract", "HTTPClient", "DynamoDB",
+                "AWSJSON", "Crypto", "AttestCore",
+            ],
             exclude: ["Fixtures"]
         ),
         tests(

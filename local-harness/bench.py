@@ -523,6 +523,10 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
     env = dict(env, DYNAMODB_ENDPOINT=start_moto(stack, keep_alive=True), LOG_LEVEL="info")
     create_table(attestgate, env, env["TABLE_NAME"])
     routes = [{"method": "POST", "path": "/v1/stream", "feature": "stream", "mode": "off", "upstreamPath": "/tutor",
+               "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25},
+              # The same stream through a known dialect: every piece also feeds the usage reader.
+              {"method": "POST", "path": "/v1/stream-chat", "feature": "stream_chat", "mode": "off",
+               "upstreamPath": "/tutor", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
                "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
     harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_BUDGET="0"))
     front = info["http"].rsplit(":", 1)
@@ -629,6 +633,16 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
     rows.append(("  the fake upstream's direct rate", stats(direct_rates), "MB/s", "", None))
     rows.append(("  ratio gate / direct (medians)", {"median": ratio}, "×", "", None))
     rows.append(("  ratio gate / direct (pairs)", stats(paired), "×", "≥ 0.9×", statistics.median(paired) >= 0.9))
+    # The gate forwards the chat body rewritten (output cap, include_usage); the direct call sends the same.
+    chat = {"stream": True, "events": 640, "eventBytes": 16000, "intervalMs": 0, "model": "fake",
+            "messages": [{"role": "user", "content": "bench"}]}
+    chat_direct = dict(chat, max_completion_tokens=100000, stream_options={"include_usage": True})
+    chat_pairs = []
+    for _ in range(1 if quick else 3):
+        rate, chat_total = stream_rate(front_host, front_port, "/v1/stream-chat", json.dumps(chat), device)
+        chat_pairs.append(rate / stream_rate(up_host, up_port, "/tutor", json.dumps(chat_direct), key)[0])
+    figures["longStreamKnownDialect"] = {"bytes": chat_total, "pairedRatio": stats(chat_pairs)}
+    rows.append(("  same through an openai-chat route (usage read), pairs", stats(chat_pairs), "×", "", None))
     if statuses != {200}:
         rows.append(("  !! non-200 answers on the streamed route", {"median": len(statuses - {200})}, "", "0", False))
     harness.stdin.close()

@@ -7,8 +7,9 @@ Standard library only. One HTTP server on 127.0.0.1 serves:
   POST /v1/update_two_bits     public half of the .p8 given at start (alg ES256, kid = --key-id and
                                iss = --team-id when given, integer iat; else 401). The body must be JSON with
                                a base64 device_token, a string transaction_id and an integer timestamp (ms)
-                               (else 400), and the device token must belong to a physical device registered
-                               with /control/device (else 400: DeviceCheck tokens are per physical device and
+                               (else 400), and the device token must belong to a physical device: registered
+                               with /control/device, or a simulated iPhone's token, whose bytes begin
+                               "simdc1:<device>:" (else 400: DeviceCheck tokens are per physical device and
                                ephemeral, so many tokens name one device). Query answers
                                200 {"bit0", "bit1", "last_update_time": "YYYY-MM"} or, for a device whose bits
                                were never set, 200 "Failed to find bit state". Update takes optional booleans
@@ -32,6 +33,7 @@ Control (same port):
                          {"receipt": B64, "status": 304}        ... answers that status instead
   POST /control/status   {"devicecheck": 503, "exchange": 503}  answer every call to that API with the status
                          {"hang": 5}                            accept calls and answer after N seconds
+                         {"down": true}                         close every API connection unanswered
   GET  /control/bits?device=D                                   the device's stored bits (or null)
   GET  /control/stats    counts: query, update, exchange requests, refusals by reason, transaction ids seen
   POST /control/reset    forget devices, bits, receipts, modes and counters
@@ -66,6 +68,20 @@ def b64decode_strict(text):
         return None
 
 
+def simulated_device(token):
+    """The physical device a simulated iPhone's token names (SimulatedDevice.deviceCheckToken), or None."""
+    raw = b64decode_strict(token) or b""
+    if not raw.startswith(b"simdc1:"):
+        return None
+    device, separator, _ = raw[len(b"simdc1:"):].partition(b":")
+    if not separator or not device:
+        return None
+    try:
+        return device.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
 class State:
     def __init__(self):
         self.lock = threading.Lock()
@@ -79,6 +95,7 @@ class State:
         self.devicecheck_status = 200
         self.exchange_status = 200
         self.hang = 0
+        self.down = False
         self.stats = {"query_requests": 0, "update_requests": 0, "exchange_requests": 0, "refusals": {},
                       "transaction_ids": 0}
         self.transactions = set()
@@ -151,10 +168,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def wait_and_status(self, api):
         with self.state.lock:
-            hang = self.state.hang
+            hang, down = self.state.hang, self.state.down
             status = self.state.devicecheck_status if api == "devicecheck" else self.state.exchange_status
         if hang:
             time.sleep(hang)
+        if down:
+            # Apple unreachable: the connection closes without an answer.
+            self.close_connection = True
+            return None
         return status
 
     # --- DeviceCheck two bits ---------------------------------------------------------------------
@@ -168,6 +189,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.stats["update_requests" if update else "query_requests"] += 1
         status = self.wait_and_status("devicecheck")
+        if status is None:
+            return
         if status != 200:
             return self.reply(status, b"forced by the fake")
         authorization = self.headers.get("Authorization") or ""
@@ -183,7 +206,7 @@ class Handler(BaseHTTPRequestHandler):
         except (json.JSONDecodeError, KeyError, TypeError, AssertionError):
             return self.refuse(400, "payload", "Missing or incorrectly formatted device token payload")
         with self.state.lock:
-            device = self.state.devices.get(token)
+            device = self.state.devices.get(token) or simulated_device(token)
             if transaction not in self.state.transactions:
                 self.state.transactions.add(transaction)
                 self.state.stats["transaction_ids"] += 1
@@ -208,6 +231,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.stats["exchange_requests"] += 1
         status = self.wait_and_status("exchange")
+        if status is None:
+            return
         if status != 200:
             return self.reply(status, b"forced by the fake")
         authorization = self.headers.get("Authorization") or ""
@@ -264,6 +289,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.state.devicecheck_status = int(body.get("devicecheck", self.state.devicecheck_status))
                 self.state.exchange_status = int(body.get("exchange", self.state.exchange_status))
                 self.state.hang = float(body.get("hang", self.state.hang))
+                self.state.down = bool(body.get("down", self.state.down))
             else:
                 return self.reply(404, {"error": "not_found"})
         self.reply(200, {"ok": True})

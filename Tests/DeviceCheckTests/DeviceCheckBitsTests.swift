@@ -301,3 +301,84 @@ import Testing
         #expect(BitsMonth(apple: text) == nil)
     }
 }
+
+/// The device ID's daily budget pays for every two-bits call made with a charge.
+@Suite struct DeviceCheckBitsBudgetTests {
+    static let deviceID = DeviceCheckTests.deviceID
+    static let answer = #"{"bit0":false,"bit1":false,"last_update_time":"2025-09"}"#
+
+    static func error(_ body: () async throws -> Void) async -> TwoBitsError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error as? TwoBitsError
+        }
+    }
+
+    @Test func eachQueryAndUpdateSpendsOneUnitOfTheDevicesBudget() async throws {
+        let transport = DeviceCheckBitsTests.answering(200, Self.answer)
+        let budget = CountingBudget(limit: 2)
+        let client = DeviceCheckBitsTests.client(transport)
+        let charge = DeviceCheckCharge(budget: budget, deviceID: Self.deviceID)
+        let now = DeviceCheckBitsTests.now
+        let token = DeviceCheckBitsTests.token
+        _ = try await client.query(deviceToken: token, now: now, deadline: .after(.seconds(5)), charge: charge)
+        try await client.update(deviceToken: token, bit0: true, now: now, deadline: .after(.seconds(5)), charge: charge)
+        #expect(budget.count(Self.deviceID) == 2)
+        // Spent: Apple is not called.
+        let refused = await Self.error {
+            _ = try await client.query(deviceToken: token, now: now, deadline: .after(.seconds(5)), charge: charge)
+        }
+        #expect(refused == TwoBitsError(.budgetExhausted))
+        #expect(refused?.reason.blamesToken == false)
+        #expect(transport.sent.count == 2)
+        // Another device ID has its own budget.
+        let other = DeviceCheckCharge(budget: budget, deviceID: "another-device")
+        _ = try await client.query(deviceToken: token, now: now, deadline: .after(.seconds(5)), charge: other)
+        #expect(transport.sent.count == 3)
+    }
+
+    @Test func aFailingBudgetStoreCallsNoOne() async {
+        let transport = DeviceCheckBitsTests.answering(200, Self.answer)
+        let charge = DeviceCheckCharge(budget: CountingBudget(fails: true), deviceID: Self.deviceID)
+        let failure = await Self.error {
+            _ = try await DeviceCheckBitsTests.client(transport).query(
+                deviceToken: DeviceCheckBitsTests.token,
+                now: DeviceCheckBitsTests.now,
+                deadline: .after(.seconds(5)),
+                charge: charge
+            )
+        }
+        #expect(failure == TwoBitsError(.budgetStoreFailed))
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func nothingIsSpentForAMalformedTokenOrAPassedDeadline() async {
+        let transport = DeviceCheckBitsTests.answering(200, Self.answer)
+        let budget = CountingBudget()
+        let charge = DeviceCheckCharge(budget: budget, deviceID: Self.deviceID)
+        let client = DeviceCheckBitsTests.client(transport)
+        let malformed = await Self.error {
+            _ = try await client.query(
+                deviceToken: "not base64!",
+                now: DeviceCheckBitsTests.now,
+                deadline: .after(.seconds(5)),
+                charge: charge
+            )
+        }
+        #expect(malformed == TwoBitsError(.tokenMalformed))
+        let late = await Self.error {
+            try await client.update(
+                deviceToken: DeviceCheckBitsTests.token,
+                bit1: true,
+                now: DeviceCheckBitsTests.now,
+                deadline: .after(.milliseconds(20)),
+                charge: charge
+            )
+        }
+        #expect(late == TwoBitsError(.deadlineExceeded))
+        #expect(budget.count(Self.deviceID) == 0)
+        #expect(transport.sent.isEmpty)
+    }
+}

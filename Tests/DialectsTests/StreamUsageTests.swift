@@ -121,6 +121,21 @@ import Testing
         #expect(reader.usage == nil)
     }
 
+    /// Events without a usage key are not parsed, yet a Gemini chunk that only finishes the candidate still
+    /// makes the usage read before it final, and long text deltas in between change nothing.
+    @Test func aGeminiFinishWithoutUsageMetadataMakesTheEarlierUsageFinal() {
+        var reader = StreamUsage(dialect: .geminiGenerate)
+        let text = String(repeating: "t", count: 20_000)
+        reader.feed(Array(#"data: {"candidates":[{"content":{"parts":[{"text":"a"}]}}],"#.utf8))
+        reader.feed(Array(#""usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2}}"#.utf8) + [0x0D, 0x0A])
+        reader.feed([0x0D])
+        reader.feed(Array("\ndata: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\(text)\"}]}}]}\n\n".utf8))
+        #expect(reader.usage == nil)
+        let finish = #"data: {"candidates":[{"content":{"parts":[]},"finishReason":"STOP"}]}"#
+        reader.feed(Array(finish.utf8) + [0x0A, 0x0A])
+        #expect(reader.usage == Usage(inputTokens: 4, outputTokens: 2))
+    }
+
     @Test func anEventOverTheBoundIsSkippedAndTheNextOneRead() {
         var reader = StreamUsage(dialect: .openAIChat, maxEventBytes: 256)
         let padding = String(repeating: "x", count: 10_000)

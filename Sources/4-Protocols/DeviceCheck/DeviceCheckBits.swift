@@ -85,6 +85,10 @@ package struct TwoBitsError: Error, Hashable, CustomStringConvertible {
         package static let signingFailed = Reason("devicecheck.bits_signing_failed")
         /// Another status.
         package static let refused = Reason("devicecheck.bits_refused")
+        /// The device ID's daily DeviceCheck budget is spent; Apple was not called.
+        package static let budgetExhausted = Reason("devicecheck.bits_budget_exhausted")
+        /// The budget's store failed; Apple was not called.
+        package static let budgetStoreFailed = Reason("devicecheck.bits_budget_store_failed")
     }
 
     package let reason: Reason

@@ -9,7 +9,9 @@ package import HTTPClient
 ///
 /// Every call is bounded by the caller's `Deadline`: the attempt's timeout is the smaller of the
 /// configuration's and what is left of the deadline, and no call starts with less than
-/// `minimumAttempt` left. Nothing is retried here (a retry is the caller's budget decision).
+/// `minimumAttempt` left. Nothing is retried here (a retry is the caller's budget decision). With a
+/// `DeviceCheckCharge`, one unit of that device ID's daily budget is spent per call, after our own JWT is
+/// signed and before Apple is called: a failure of ours never costs a device its budget.
 package struct DeviceCheckBitsClient: Sendable {
     private let configuration: DeviceCheckConfiguration
     private let key: P256PrivateKey
@@ -41,13 +43,20 @@ package struct DeviceCheckBitsClient: Sendable {
     /// `query_two_bits` for `deviceToken` (the app's `DCDevice` token, base64).
     /// - Returns: the bits and the month of their last update, or `.neverSet`.
     /// - Throws: `TwoBitsError` for every other answer (see its reasons).
-    package func query(deviceToken: String, now: Date, deadline: Deadline) async throws(TwoBitsError) -> TwoBitsState {
+    /// - Parameter charge: whose budget pays (the gate always gives one; nil for tools that pay nothing).
+    package func query(
+        deviceToken: String,
+        now: Date,
+        deadline: Deadline,
+        charge: DeviceCheckCharge? = nil
+    ) async throws(TwoBitsError) -> TwoBitsState {
         let response = try await send(
             "/v1/query_two_bits",
             deviceToken: deviceToken,
             bits: [:],
             now: now,
-            deadline: deadline
+            deadline: deadline,
+            charge: charge
         )
         return try Self.parseQueryAnswer(response.body)
     }
@@ -60,13 +69,21 @@ package struct DeviceCheckBitsClient: Sendable {
         bit0: Bool? = nil,
         bit1: Bool? = nil,
         now: Date,
-        deadline: Deadline
+        deadline: Deadline,
+        charge: DeviceCheckCharge? = nil
     ) async throws(TwoBitsError) {
         var bits: [String: JSONValue] = [:]
         if let bit0 { bits["bit0"] = .bool(bit0) }
         if let bit1 { bits["bit1"] = .bool(bit1) }
         guard !bits.isEmpty else { return }
-        _ = try await send("/v1/update_two_bits", deviceToken: deviceToken, bits: bits, now: now, deadline: deadline)
+        _ = try await send(
+            "/v1/update_two_bits",
+            deviceToken: deviceToken,
+            bits: bits,
+            now: now,
+            deadline: deadline,
+            charge: charge
+        )
     }
 
     /// Sends one call and maps every status but `200` to its error.
@@ -75,7 +92,8 @@ package struct DeviceCheckBitsClient: Sendable {
         deviceToken: String,
         bits: [String: JSONValue],
         now: Date,
-        deadline: Deadline
+        deadline: Deadline,
+        charge: DeviceCheckCharge?
     ) async throws(TwoBitsError) -> HTTPResponse {
         guard deviceToken.utf8.count <= DeviceCheckConfiguration.maxTokenCharacters,
             let decoded = Bytes.fromBase64(deviceToken), !decoded.isEmpty
@@ -88,7 +106,17 @@ package struct DeviceCheckBitsClient: Sendable {
             logger.warning("devicecheck jwt signing failed", ["reason": .string(error.reason.slug)])
             throw TwoBitsError(.signingFailed)
         }
-        // After our own JWT is ready: the time left is what Apple gets.
+        // After our own JWT is ready: the budget pays, and the time left is what Apple gets.
+        guard deadline.remaining >= Self.minimumAttempt else { throw TwoBitsError(.deadlineExceeded) }
+        if let charge {
+            let decision: DeviceCheckBudgetDecision
+            do {
+                decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
+            } catch {
+                throw TwoBitsError(.budgetStoreFailed)
+            }
+            guard decision == .spent else { throw TwoBitsError(.budgetExhausted) }
+        }
         let remaining = deadline.remaining
         guard remaining >= Self.minimumAttempt else { throw TwoBitsError(.deadlineExceeded) }
 

@@ -18,3 +18,15 @@ package enum DeviceCheckBudgetDecision: Sendable, Hashable {
     case spent
     case exhausted
 }
+
+/// Who pays for one call to Apple: one unit of `deviceID`'s daily budget, spent after our own JWT is
+/// signed and before the call (the two bits and the receipt exchange, issue 17).
+package struct DeviceCheckCharge: Sendable {
+    package let budget: any DeviceCheckBudget
+    package let deviceID: String
+
+    package init(budget: any DeviceCheckBudget, deviceID: String) {
+        self.budget = budget
+        self.deviceID = deviceID
+    }
+}

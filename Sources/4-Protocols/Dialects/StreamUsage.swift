@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import Glibc
 
 /// Reads a provider's final usage from its server-sent event stream, one chunk or event at a time,
 /// holding at most one event's data (`maxEventBytes`) and never the stream.
@@ -41,31 +42,45 @@ package struct StreamUsage: Sendable {
     /// in LF, CRLF or CR and a blank line ends an event (the HTML "server-sent events" format).
     package mutating func feed(_ bytes: some Sequence<UInt8>) {
         guard dialect.isKnown else { return }
-        for byte in bytes {
+        if bytes.withContiguousStorageIfAvailable({ feed(buffer: $0) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { feed(buffer: $0) }
+        }
+    }
+
+    /// Takes a line's bytes a run at a time (up to the next CR or LF), not one by one: a long event's
+    /// data costs one bounded append, not a Swift loop iteration and a capacity check per byte.
+    private mutating func feed(buffer: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < buffer.count {
             if afterCarriageReturn {
                 afterCarriageReturn = false
-                if byte == 0x0A { continue }
-            }
-            switch byte {
-            case 0x0A:
-                endLine()
-            case 0x0D:
-                endLine()
-                afterCarriageReturn = true
-            default:
-                guard !skippingLine else { continue }
-                if line.count < maxEventBytes + 16 {
-                    line.append(byte)
-                } else {
-                    lineTooLong = true
-                }
-                // A data line of an event type never read (the text repeated by `response.output_text.done`,
-                // say) is dropped as it arrives instead of being held to its end.
-                if line.count == 5, line.starts(with: Self.dataField), !wants(eventType) {
-                    skippingLine = true
-                    line.removeAll(keepingCapacity: true)
+                if buffer[index] == 0x0A {
+                    index += 1
+                    continue
                 }
             }
+            var end = index
+            while end < buffer.count, buffer[end] != 0x0A, buffer[end] != 0x0D { end += 1 }
+            if end > index { append(UnsafeBufferPointer(rebasing: buffer[index..<end])) }
+            guard end < buffer.count else { return }
+            endLine()
+            afterCarriageReturn = buffer[end] == 0x0D
+            index = end + 1
+        }
+    }
+
+    /// Part of the current line: kept up to `maxEventBytes + 16` bytes (beyond, the line is too long).
+    private mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        guard !skippingLine else { return }
+        let before = line.count
+        let room = max(0, maxEventBytes + 16 - before)
+        line.append(contentsOf: run.prefix(room))
+        if run.count > room { lineTooLong = true }
+        // A data line of an event type never read (the text repeated by `response.output_text.done`,
+        // say) is dropped as it arrives instead of being held to its end.
+        if before < 5, line.count >= 5, line.starts(with: Self.dataField), !wants(eventType) {
+            skippingLine = true
+            line.removeAll(keepingCapacity: true)
         }
     }
 
@@ -86,7 +101,7 @@ package struct StreamUsage: Sendable {
     ///   - data: the `data:` lines joined by `\n`.
     package mutating func receive(eventType: String?, data: [UInt8]) {
         guard dialect.isKnown, wants(eventType), data.count <= maxEventBytes, data.first == UInt8(ascii: "{"),
-            let json = try? JSONValue.parse(data)
+            mayMatter(data), let json = try? JSONValue.parse(data)
         else { return }
         switch dialect {
         case .opaque:
@@ -105,6 +120,37 @@ package struct StreamUsage: Sendable {
             if let found = GeminiGenerate.usage(json) { geminiLatest = found }
             if GeminiGenerate.isFinal(json) || usage != nil { usage = geminiLatest }
         }
+    }
+
+    /// Whether an event can change what is read: every dialect's usage sits under a key starting `"usage`
+    /// (`usage`, `usageMetadata`), and a Gemini chunk with a `"finishReason"` makes the latest usage final.
+    /// The text deltas, nearly all of a stream, have neither and are not parsed. A provider spelling the
+    /// key with escapes would only lose the settle: the reservation is then kept, as for missing usage.
+    private func mayMatter(_ data: [UInt8]) -> Bool {
+        data.withUnsafeBufferPointer { buffer in
+            Self.contains(buffer, Self.usageKey)
+                || (dialect == .geminiGenerate && Self.contains(buffer, Self.finishReasonKey))
+        }
+    }
+
+    private static let usageKey = Array(#""usage"#.utf8)
+    private static let finishReasonKey = Array(#""finishReason""#.utf8)
+
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let base = haystack.baseAddress, let first = needle.first, haystack.count >= needle.count else {
+            return false
+        }
+        // memchr to each candidate first byte, then memcmp the rest (glibc's memmem is not exported).
+        var position = 0
+        let last = haystack.count - needle.count
+        while position <= last {
+            guard let found = memchr(base + position, Int32(first), last - position + 1) else { return false }
+            let start = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+            let same = needle.withUnsafeBytes { key in memcmp(base + start, key.baseAddress!, key.count) == 0 }
+            if same { return true }
+            position = start + 1
+        }
+        return false
     }
 
     /// Skips the events whose data the dialect never reads (a Responses stream's deltas, Anthropic's

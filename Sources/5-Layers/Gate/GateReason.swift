@@ -62,6 +62,19 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// DeviceCheck is switched off: it abstains.
     package static let deviceCheckOff = GateReason("devicecheck.off")
 
+    // Device marks (issue 17, docs/appattest.md "Device marks"): the registration's `tierReason`.
+
+    /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 is now set: `first`.
+    package static let markClear = GateReason("mark.clear")
+    /// A mark in force on the physical device: `repeat`.
+    package static let markSet = GateReason("mark.set")
+    /// No `deviceCheckToken`, or Apple refused it as malformed: `repeat`.
+    package static let markNoToken = GateReason("mark.no_token")
+    /// The two bits could not be read or bit 0 could not be written: `unknown`.
+    package static let markUnavailable = GateReason("mark.unavailable")
+    /// A device ID rebinding its own key keeps its settled tier.
+    package static let tierKept = GateReason("tier.kept")
+
     // Layer 2: a device ID's tier inferred on a metered call (no tier stored; docs/gate.md "Device tiers").
 
     /// Tiering is off for the call's platform: `first`, as before device tiers.

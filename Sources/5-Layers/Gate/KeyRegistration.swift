@@ -1,6 +1,7 @@
 package import AppAttest
 package import AttestCore
 internal import Crypto
+internal import DeviceCheck
 package import FoundationEssentials
 internal import WireContract
 
@@ -9,17 +10,33 @@ internal import WireContract
 /// Order (docs/api.md §2, key registration): the challenge is spent before any cryptography; the attestation is
 /// verified with `clientDataHash = SHA-256(challenge)`; the key is then bound to the device ID (a key
 /// that already belongs to another device ID is refused). Every failure is the same
-/// `403 attestation_rejected`; the reason slug goes only to the log.
+/// `403 attestation_rejected`; the reason slug goes only to the log. With device marks on, the bound key's
+/// device ID then gets its tier (`RegistrationTiering`), which only the log shows.
 package struct KeyRegistration: Sendable {
     let challenges: any ChallengeStore
     let keys: any AppAttestKeyStore
     let verifier: AppAttestVerifier
+    /// nil when `DEVICE_MARKS=off`: no tier step, no extra request.
+    let tiering: RegistrationTiering?
+    /// `ATTESTGATE_ENV`, the dimension of the `unavailable` metric a tier step counts.
+    let environment: String
 
-    package init(challenges: any ChallengeStore, keys: any AppAttestKeyStore, verifier: AppAttestVerifier) {
+    package init(
+        challenges: any ChallengeStore,
+        keys: any AppAttestKeyStore,
+        verifier: AppAttestVerifier,
+        tiering: RegistrationTiering? = nil,
+        environment: String = "production"
+    ) {
         self.challenges = challenges
         self.keys = keys
         self.verifier = verifier
+        self.tiering = tiering
+        self.environment = environment
     }
+
+    /// The route name of the registration's metric line.
+    static let metricRoute = "attest_keys"
 
     /// Registration bodies carry one attestation (a few KiB with its receipt).
     static let maxBodyBytes = 64 * 1024
@@ -31,7 +48,8 @@ package struct KeyRegistration: Sendable {
             let keyId = fields["keyId"]?.stringValue.flatMap({ Bytes.fromBase64($0) }), keyId.count == 32,
             let attestation = fields["attestation"]?.stringValue.flatMap({ Bytes.fromBase64($0) }),
             !attestation.isEmpty,
-            let challenge = fields["challenge"]?.stringValue.flatMap({ Bytes.fromBase64($0) })
+            let challenge = fields["challenge"]?.stringValue.flatMap({ Bytes.fromBase64($0) }),
+            case .valid(let deviceCheckToken) = Self.deviceCheckToken(fields["deviceCheckToken"])
         else { return .error(400, "invalid_request") }
 
         let rejected = MeteredResponse.error(403, "attestation_rejected")
@@ -84,7 +102,43 @@ package struct KeyRegistration: Sendable {
             logger.error("key store failed", ["reason": .string(MeteredCall.slug(error))])
             return .error(503, "unavailable")
         }
-        let logFields: [String: JSONValue] = ["binding": .string(binding.rawValue), "device": .string(device)]
+        var logFields: [String: JSONValue] = ["binding": .string(binding.rawValue), "device": .string(device)]
+        if let tiering {
+            let outcome: RegistrationTiering.Outcome
+            do {
+                outcome = try await tiering.settle(
+                    deviceID: deviceID,
+                    deviceCheckToken: deviceCheckToken,
+                    binding: binding,
+                    // TODO(integrator, w-risk): the receipt exchange's signal and RISK_METRIC_MAX:
+                    // `{ await risk?.riskAtRegistration(deviceID:registration:binding:now:deadline:) ?? .notAsked }`
+                    // and `riskMax: risk?.metricMax ?? 5`.
+                    risk: { .notAsked },
+                    riskMax: 5,
+                    now: now,
+                    deadline: Deadline.forCall()
+                )
+            } catch {
+                // The key stays bound: the client's retry re-registers it and runs the step again.
+                logger.error(
+                    "device tier store failed",
+                    ["reason": .string(MeteredCall.slug(error)), "binding": .string(binding.rawValue)]
+                )
+                return .error(503, "unavailable")
+            }
+            logFields["tier"] = .string(outcome.tier.rawValue)
+            logFields["tierReason"] = .string(outcome.reason)
+            logFields.merge(outcome.fields) { ours, _ in ours }
+            if outcome.unavailable {
+                var record = DecisionRecord(environment: environment, route: Self.metricRoute, mode: .enforce)
+                record.count("unavailable")
+                record.fields = [
+                    "event": .string("key_registration"), "tier": .string(outcome.tier.rawValue),
+                    "tierReason": .string(outcome.reason), "device": .string(device),
+                ]
+                record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
+            }
+        }
         if binding == .rebound {
             logger.warning("app attest key rebound", logFields)
         } else {
@@ -95,5 +149,20 @@ package struct KeyRegistration: Sendable {
             headers: ["content-type": "application/json", "cache-control": "no-store"],
             body: JSONValue.object(["binding": .string(binding.rawValue)]).serializedBytes
         )
+    }
+
+    /// The body's optional `deviceCheckToken`: absent is nil; present it must be a string of at
+    /// most `DeviceCheckConfiguration.maxTokenCharacters` that decodes as non-empty base64.
+    enum TokenField: Hashable {
+        case valid(String?)
+        case malformed
+    }
+
+    static func deviceCheckToken(_ value: JSONValue?) -> TokenField {
+        guard let value else { return .valid(nil) }
+        guard let text = value.stringValue, text.utf8.count <= DeviceCheckConfiguration.maxTokenCharacters,
+            let bytes = Bytes.fromBase64(text), !bytes.isEmpty
+        else { return .malformed }
+        return .valid(text)
     }
 }

@@ -85,13 +85,23 @@ extension Application {
             )
         }
 
+        let deviceCheckKey = try await deviceCheckKey(configuration, transport: transport)
+        let marks = deviceMarks(
+            configuration,
+            key: deviceCheckKey,
+            table: table,
+            transport: transport,
+            random: random,
+            logger: logger
+        )
         let evidence = LayerOneEvidence(
             challenges: challengeStore,
             keys: keyStore,
             appAttest: appAttest,
             play: play,
-            deviceCheck: try await deviceCheck(
+            deviceCheck: deviceCheck(
                 configuration,
+                key: deviceCheckKey,
                 table: table,
                 transport: transport,
                 random: random,
@@ -113,7 +123,7 @@ extension Application {
             transport: transport
         )
         let allowanceStore = DynamoAllowanceStore(table: table)
-        let meteredCall = MeteredCall(
+        var meteredCall = MeteredCall(
             environment: configuration.environment.rawValue,
             evidence: evidence,
             profiles: challengeStore,
@@ -127,10 +137,27 @@ extension Application {
             ),
             upstream: upstream
         )
+        // DEVICE_MARKS=on: key registrations record the tier, metered calls of attested keys meter by it.
+        meteredCall.tiering.marks = configuration.deviceMarks
+        let tiering = marks.map {
+            RegistrationTiering(
+                marks: $0,
+                tiers: DynamoDeviceTierStore(table: table),
+                calendar: configuration.budgetCalendar
+            )
+        }
         return GateComponents(
             meteredCall: meteredCall,
             challenges: ChallengeEndpoint(challenges: challengeStore),
-            keyRegistration: appAttest.map { KeyRegistration(challenges: challengeStore, keys: keyStore, verifier: $0) }
+            keyRegistration: appAttest.map {
+                KeyRegistration(
+                    challenges: challengeStore,
+                    keys: keyStore,
+                    verifier: $0,
+                    tiering: tiering,
+                    environment: configuration.environment.rawValue
+                )
+            }
         )
     }
 

@@ -69,6 +69,16 @@ extension Configuration {
         }
         deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
         deviceCheckBudgetPerDevice = reader.number("DEVICECHECK_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
+        deviceMarks = reader.choice("DEVICE_MARKS", default: false, parse: { ["on": true, "off": false][$0] })
+        deviceMarkMonths = reader.number("DEVICE_MARK_MONTHS", default: 3, range: 1...120)
+        if deviceMarks && deviceCheck == nil {
+            reader.problem(
+                .deviceMarksWithoutDeviceCheck,
+                "DEVICE_MARKS",
+                "DEVICE_MARKS=on needs the DeviceCheck key (DEVICECHECK_KEY_ID and DEVICECHECK_PRIVATE_KEY_SECRET_ARN "
+                    + "or _FILE) and App Attest (APPLE_TEAM_ID, APPLE_BUNDLE_IDS)"
+            )
+        }
 
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
         aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")

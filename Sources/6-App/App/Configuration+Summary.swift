@@ -76,6 +76,9 @@ extension Configuration {
                     "budgetPerDevice": int(deviceCheckBudgetPerDevice),
                 ])
             } ?? .null,
+            "deviceMarks": .object([
+                "enabled": .bool(deviceMarks), "markMonths": int(deviceMarkMonths),
+            ]),
             "aiDailyCallBudget": int(aiDailyCallBudget),
             "aiDailyCostBudgetMicroUSD": .int(aiDailyCostBudgetMicros),
             "budgetTimeZone": .string(budgetTimeZone),

@@ -76,6 +76,11 @@ package struct Configuration: Sendable {
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
     /// `DEVICECHECK_BUDGET_PER_DEVICE`: DeviceCheck queries per device ID and UTC day.
     package var deviceCheckBudgetPerDevice = 30
+    /// `DEVICE_MARKS=on`: App Attest key registrations tier their device ID by DeviceCheck's two bits
+    /// (docs/appattest.md "Device marks"); needs `deviceCheck`.
+    package var deviceMarks = false
+    /// `DEVICE_MARK_MONTHS`: a mark older than this many whole months counts as cleared.
+    package var deviceMarkMonths = 3
     /// Unpaid upstream calls per day; 0 means no ceiling.
     package var aiDailyCallBudget = 0
     /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.

@@ -45,6 +45,8 @@ package struct ConfigurationError: Error, Hashable, CustomStringConvertible {
         package static let seedReleaseInProduction = Reason("config.seed_release_in_production")
         /// A money ceiling with a route whose worst case cannot be bounded (opaque, or models without prices).
         package static let unboundedRoute = Reason("config.unbounded_route")
+        /// `DEVICE_MARKS=on` without the DeviceCheck key settings: the two bits cannot be read.
+        package static let deviceMarksWithoutDeviceCheck = Reason("config.device_marks_without_devicecheck")
         /// A development-only switch used in production.
         package static let developmentOnly = Reason("config.development_only")
     }

@@ -19,6 +19,9 @@ package struct SimulatedDevice: Sendable {
     package let bundleId: String
     package let environment: Environment
     package let authority: SimulatedAppleCA
+    /// The physical iPhone this app runs on: every device ID the app mints on it, each with its own App
+    /// Attest key, produces DeviceCheck tokens of this one device (`deviceCheckToken()`).
+    package let physicalID: String
 
     /// Development keys carry the aaguid `appattestdevelop` and `sandbox` receipts.
     package enum Environment: Sendable {
@@ -32,11 +35,26 @@ package struct SimulatedDevice: Sendable {
         }
     }
 
-    package init(teamId: String, bundleId: String, environment: Environment, authority: SimulatedAppleCA) {
+    /// - Parameter physicalID: the physical device (a fresh random one by default: a phone of its own).
+    package init(
+        teamId: String,
+        bundleId: String,
+        environment: Environment,
+        authority: SimulatedAppleCA,
+        physicalID: String = Bytes.hex(SecureRandom().bytes(8))
+    ) {
         self.teamId = teamId
         self.bundleId = bundleId
         self.environment = environment
         self.authority = authority
+        self.physicalID = physicalID
+    }
+
+    /// What `DCDevice.current.generateToken()` returns: a fresh, ephemeral token (base64) for this physical
+    /// device. Apple's are opaque; these carry `simdc1:<physicalID>:<random>` so that
+    /// `local-harness/fake_apple.py` knows the device without being told.
+    package func deviceCheckToken() -> String {
+        Bytes.base64(Array("simdc1:\(physicalID):".utf8) + SecureRandom().bytes(48))
     }
 
     /// `TEAMID.bundle.id`.

@@ -36,8 +36,24 @@ public final class ChildProcess: Sendable {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // The child starts with no signal blocked and SIGTERM/SIGINT at their defaults. Tests run on
+        // threads (Dispatch's, the cooperative pool's) that block every signal, and a spawned process
+        // inherits that mask: SIGTERM would then never reach it, and every harness, fake server and
+        // bootstrap a test started outlived the test run.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let rc = posix_spawnp(&child, arguments[0], &actions, nil, argv, envp)
+        let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
         close(input[0])
         close(output[1])
         guard rc == 0 else {

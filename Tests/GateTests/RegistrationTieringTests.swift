@@ -1,0 +1,183 @@
+import AttestCore
+import CivilTime
+import FoundationEssentials
+import Synchronization
+import Testing
+
+@testable import Gate
+
+/// A mark service answering as told and recording what it was asked.
+final class ScriptedMarks: DeviceMarks {
+    let answer: Mutex<MarkReading>
+    let reads = Atomic<Int>(0)
+    let flags = Mutex<[String]>([])
+    let flagFailure: String?
+
+    init(_ answer: MarkReading, flagFailure: String? = nil) {
+        self.answer = Mutex(answer)
+        self.flagFailure = flagFailure
+    }
+
+    func read(deviceCheckToken: String?, deviceID: String, now: Date, deadline: Deadline) async -> MarkReading {
+        reads.add(1, ordering: .relaxed)
+        guard deviceCheckToken != nil else { return MarkReading(.missingToken, .markNoToken) }
+        return answer.withLock { $0 }
+    }
+
+    func flag(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String? {
+        flags.withLock { $0.append(deviceID) }
+        return flagFailure
+    }
+}
+
+/// A tier store whose reads or writes fail.
+struct FailingTierStore: DeviceTierStore {
+    let failRead: Bool
+    func storedTier(deviceID: String) async throws -> DeviceTier? {
+        if failRead { throw StoreError("store.test_failure") }
+        return nil
+    }
+    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
+        throw StoreError("store.test_failure")
+    }
+}
+
+@Suite struct RegistrationTieringTests {
+    static let now = Date(timeIntervalSince1970: 1_796_126_400)  // 2026-12-01 12:00 UTC
+    static let token: String? = "dG9rZW4="
+    static let deviceID = "7d444840-9dc0-11d1-b245-5ffdce74fad2"
+
+    static func settle(
+        _ marks: ScriptedMarks,
+        _ tiers: any DeviceTierStore,
+        binding: KeyBinding = .bound,
+        token: String? = token,
+        risk: RiskSignal = .notAsked
+    ) async throws -> RegistrationTiering.Outcome {
+        try await RegistrationTiering(marks: marks, tiers: tiers, calendar: .utc).settle(
+            deviceID: deviceID,
+            deviceCheckToken: token,
+            binding: binding,
+            risk: { risk },
+            riskMax: 5,
+            now: now,
+            deadline: .after(.seconds(5))
+        )
+    }
+
+    @Test func aClearMarkRecordsFirst() async throws {
+        let tiers = InMemoryDeviceTierStore()
+        let outcome = try await Self.settle(ScriptedMarks(MarkReading(.clear, .markClear)), tiers)
+        #expect(outcome.tier == .first && outcome.reason == "mark.clear" && !outcome.unavailable)
+        #expect(try await tiers.storedTier(deviceID: Self.deviceID) == .first)
+        #expect(tiers.reason(deviceID: Self.deviceID) == "mark.clear")
+    }
+
+    @Test func setMissingAndUnavailableMarks() async throws {
+        let cases: [(MarkReading, String?, DeviceTier, String, Bool)] = [
+            (MarkReading(.set, .markSet), Self.token, .repeat, "mark.set", false),
+            (MarkReading(.clear, .markClear), nil, .repeat, "mark.no_token", false),
+            (
+                MarkReading(.unavailable, .markUnavailable, detail: "devicecheck.bits_unavailable"), Self.token,
+                .unknown,
+                "mark.unavailable", true
+            ),
+        ]
+        for (reading, token, tier, reason, unavailable) in cases {
+            let tiers = InMemoryDeviceTierStore()
+            let outcome = try await Self.settle(ScriptedMarks(reading), tiers, token: token)
+            #expect(outcome.tier == tier && outcome.reason == reason && outcome.unavailable == unavailable)
+            #expect(try await tiers.storedTier(deviceID: Self.deviceID) == tier)
+        }
+    }
+
+    @Test func aReinstallKeepingItsDeviceIDKeepsItsTierWithoutAskingApple() async throws {
+        for binding in [KeyBinding.rebound, .reRegistered] {
+            for previous in [DeviceTier.first, .repeat] {
+                let tiers = InMemoryDeviceTierStore()
+                _ = try await tiers.recordTier(
+                    deviceID: Self.deviceID,
+                    tier: previous,
+                    reason: "mark.clear",
+                    today: "x"
+                )
+                let marks = ScriptedMarks(MarkReading(.set, .markSet))
+                let outcome = try await Self.settle(marks, tiers, binding: binding)
+                #expect(outcome.tier == previous && outcome.reason == "tier.kept")
+                #expect(marks.reads.load(ordering: .relaxed) == 0)
+            }
+        }
+    }
+
+    @Test func anUnknownOrAbsentTierIsSettledByTheMarkEvenOnARebind() async throws {
+        let tiers = InMemoryDeviceTierStore()
+        _ = try await tiers.recordTier(deviceID: Self.deviceID, tier: .unknown, reason: "mark.unavailable", today: "x")
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, tiers, binding: .rebound)
+        #expect(outcome.tier == .first && outcome.reason == "mark.clear")
+        #expect(marks.reads.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aNewDeviceIDNeverInheritsAStoredTierItDidNotHoldAKeyFor() async throws {
+        // `bound`: the device ID never held a key; a `first` mark read only on a clear device.
+        let tiers = InMemoryDeviceTierStore()
+        _ = try await tiers.recordTier(deviceID: Self.deviceID, tier: .repeat, reason: "mark.set", today: "x")
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, tiers)
+        // A repeat never moves: Apple is not asked (no bit 0 claimed for nothing).
+        #expect(outcome.tier == .repeat && outcome.reason == "tier.kept")
+        #expect(marks.reads.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func aFlagIsRepeatAndSetsBitOneWhenATokenIsAtHand() async throws {
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, InMemoryDeviceTierStore(), risk: .metric(12))
+        #expect(outcome.tier == .repeat && outcome.reason == "risk.flagged")
+        #expect(marks.flags.withLock { $0 } == [Self.deviceID])
+        // Without a token there is nothing to flag.
+        let untokened = ScriptedMarks(MarkReading(.clear, .markClear))
+        _ = try await Self.settle(untokened, InMemoryDeviceTierStore(), token: nil, risk: .metric(6))
+        #expect(untokened.flags.withLock { $0 }.isEmpty)
+        // A metric at the maximum is no flag.
+        let calm = ScriptedMarks(MarkReading(.clear, .markClear))
+        #expect(try await Self.settle(calm, InMemoryDeviceTierStore(), risk: .metric(5)).tier == .first)
+        #expect(calm.flags.withLock { $0 }.isEmpty)
+    }
+
+    @Test func aFailedFlagIsLoggedAndStillRepeat() async throws {
+        let marks = ScriptedMarks(MarkReading(.set, .markSet), flagFailure: "devicecheck.bits_unavailable")
+        let outcome = try await Self.settle(marks, InMemoryDeviceTierStore(), risk: .metric(40))
+        #expect(outcome.tier == .repeat && outcome.fields["flagDetail"] == .string("devicecheck.bits_unavailable"))
+    }
+
+    @Test func anUnavailableOrUnverifiedRiskMakesAClearMarkUnknown() async throws {
+        for (risk, reason, unavailable) in [
+            (RiskSignal.unavailable, "risk.unavailable", true), (.unverified, "risk.unverified", false),
+        ] {
+            let outcome = try await Self.settle(
+                ScriptedMarks(MarkReading(.clear, .markClear)),
+                InMemoryDeviceTierStore(),
+                risk: risk
+            )
+            #expect(outcome.tier == .unknown && outcome.reason == reason && outcome.unavailable == unavailable)
+        }
+        // A set mark stays repeat whatever the risk.
+        let outcome = try await Self.settle(
+            ScriptedMarks(MarkReading(.set, .markSet)),
+            InMemoryDeviceTierStore(),
+            risk: .unavailable
+        )
+        #expect(outcome.tier == .repeat && outcome.reason == "mark.set")
+    }
+
+    @Test func aStoreFailureThrowsAndAFailedReadAsksAppleNothing() async throws {
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        await #expect(throws: StoreError.self) {
+            _ = try await Self.settle(marks, FailingTierStore(failRead: true))
+        }
+        #expect(marks.reads.load(ordering: .relaxed) == 0)
+        await #expect(throws: StoreError.self) {
+            _ = try await Self.settle(marks, FailingTierStore(failRead: false))
+        }
+    }
+}
