@@ -179,8 +179,8 @@ def step_state(stack, args):
         "APP_ATTEST_TRUST_ROOT": root,
         "ANDROID_PACKAGE": BUNDLE_ID, "ANDROID_CERT_SHA256": CERT_DIGEST,
         "GOOGLE_SERVICE_ACCOUNT_FILE": service_account, "UPSTREAM_API_KEY_FILE": upstream_key,
-        "DEVICECHECK_KEY_ID": DEVICECHECK_KEY_ID, "DEVICECHECK_PRIVATE_KEY_FILE": devicecheck_key,
     })
+    stack.devicecheck_key = devicecheck_key  # the bootstraps get it with the fake Apple (step_apple)
     stack.urls["ca"] = ca
     print("state              %s (synthetic Apple root: %s)" % (os.path.relpath(stack.state, ROOT),
                                                                   os.path.relpath(root, ROOT)))
@@ -221,12 +221,13 @@ def step_google(stack, args):
 def step_apple(stack, args):
     """Apple's DeviceCheck two bits per physical device (issue 17: device marks on, docs/gate.md "Device tiers")."""
     process = stack.spawn("fake apple", [sys.executable, os.path.join(HERE, "fake_apple.py"), "--port", "0",
-                                         "--key", stack.env["DEVICECHECK_PRIVATE_KEY_FILE"],
+                                         "--key", stack.devicecheck_key,
                                          "--key-id", DEVICECHECK_KEY_ID, "--team-id", TEAM_ID],
                           log="fake_apple.log")
     line = read_line(process, "fake Apple")
     url = "http://127.0.0.1:%s" % line.split()[-1]
-    stack.env.update({"DEVICECHECK_ENDPOINT": url, "DEVICE_MARKS": "on"})
+    stack.env.update({"DEVICECHECK_KEY_ID": DEVICECHECK_KEY_ID, "DEVICECHECK_PRIVATE_KEY_FILE": stack.devicecheck_key,
+                      "DEVICECHECK_ENDPOINT": url, "DEVICE_MARKS": "on"})
     stack.urls["apple"] = url
     print("fake Apple         %s  (DeviceCheck two bits per physical device: GET /control/stats)" % url)
 
