@@ -7,7 +7,7 @@ PYTHON ?= python3
 export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
-	patchelf binutils python3-venv openssl
+	patchelf binutils python3-venv openssl advancecomp
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
 .PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table \
@@ -33,11 +33,13 @@ ifneq ($(SETUP_DONE),1)
 	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2, openapi_spec_validator" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 	@scripts/build-curl.sh  # the libcurl that ships (below: "libcurl for AttestGate")
+	@scripts/link-static.sh  # OpenSSL and zlib linked statically from the -dev archives (below)
 endif
 
+## build: the one shipped binary; `attestgate` is a link to it (bootstrap runs the operator CLI under that name).
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
-	$(SWIFT) build -c release --static-swift-stdlib --product attestgate
+	ln -sfn bootstrap .build/release/attestgate
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tools Tests Package.swift
@@ -66,8 +68,9 @@ unit-test: setup
 
 ## test-table: `attestgate table create|describe` against moto.
 test-table: setup
-	$(SWIFT) build --product attestgate
-	local-harness/with_moto.sh local-harness/table_check.sh $$($(SWIFT) build --show-bin-path)/attestgate
+	$(SWIFT) build --product bootstrap
+	bin=$$($(SWIFT) build --show-bin-path) && ln -sfn bootstrap $$bin/attestgate && \
+	  local-harness/with_moto.sh local-harness/table_check.sh $$bin/attestgate
 
 ## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
 ## with the single line `checks: N passed, 0 failed`.
@@ -211,7 +214,9 @@ ref-check:
 ## it through PKG_CONFIG_PATH (CCurl's pkgConfig "libcurl"), so make test builds and tests the libcurl that
 ## ships; a plain `swift build` outside make links Debian's libcurl4 (development only). `make clean` keeps
 ## build/curl and build/link; `make distclean` removes them too.
-export PKG_CONFIG_PATH := $(CURDIR)/build/curl/prefix/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+## scripts/link-static.sh (run by setup): build/link/static holds libssl-dev's libcrypto.a and libssl.a, libz.a and
+## the .pc files, first in PKG_CONFIG_PATH, so OpenSSL and zlib are linked statically too (docs/deploy.md).
+export PKG_CONFIG_PATH := $(CURDIR)/build/link/static:$(CURDIR)/build/curl/prefix/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 .PHONY: curl distclean
 curl:
 	scripts/build-curl.sh

@@ -39,5 +39,23 @@ if grep -Eq "$forbidden_c" <<<"$symbols"; then
     grep -E "$forbidden_c" <<<"$symbols" >&2
     failed=1
 fi
+# With OpenSSL linked statically (scripts/link-static.sh) those functions are inside the binary whether or
+# not we call them (an archive member comes whole): what must not reference them is our own code, the
+# object files SwiftPM linked (<binary>.product/Objects.LinkFileList beside the binary).
+if grep -Eq ' [Tt] OPENSSL_init_crypto$' <<<"$symbols"; then
+    objects="$(dirname "$binary")/$(basename "$binary").product/Objects.LinkFileList"
+    [ -f "$objects" ] || { echo "knob-check: static OpenSSL and no $objects to check our objects" >&2; exit 1; }
+    count=0
+    while IFS= read -r object; do
+        [ -f "$object" ] || { echo "knob-check: $object (in $objects) is missing" >&2; exit 1; }
+        count=$((count + 1))
+        if nm -u "$object" 2>/dev/null | grep -Eq "$forbidden_c"; then
+            echo "knob-check: $object calls OpenSSL functions only tests need:" >&2
+            nm -u "$object" | grep -E "$forbidden_c" >&2
+            failed=1
+        fi
+    done <"$objects"
+    ((count > 0)) || { echo "knob-check: $objects lists no object" >&2; exit 1; }
+fi
 [ "$failed" = 0 ] || exit 1
 echo "knob-check: $binary carries no test knob (${#knobs[@]} names and the OpenSSL key/certificate makers checked)"

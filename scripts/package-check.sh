@@ -4,8 +4,9 @@
 # The zip is unpacked into an otherwise empty root, <tmp>/root/var/task: no /lib, no /lib64, no /usr, no
 # /etc, no /dev; only an empty /tmp and a mounted /proc, which Lambda also gives every function (the Swift
 # runtime reads argv from /proc/self/cmdline). Then, as root:
-#   1. static checks: both binaries' PT_INTERP and DT_RPATH point into /var/task/lib (RPATH, not RUNPATH),
-#      no bundled library carries a RUNPATH, and every DT_NEEDED of every ELF file is a file in lib/;
+#   1. static checks: one binary, `bootstrap`, with `attestgate` a symbolic link to it (the operator CLI is
+#      the same binary started under that name); its PT_INTERP and DT_RPATH point into /var/task/lib (RPATH,
+#      not RUNPATH), no bundled library carries a RUNPATH, and every DT_NEEDED of every ELF file is in lib/;
 #   2. the bundled loader lists the closure from inside the chroot (ldd-style): every line resolves
 #      under /var/task/lib, nothing is "not found";
 #   3. `attestgate config check` and `attestgate table create` (against moto's DynamoDB on loopback; the
@@ -67,7 +68,13 @@ mount -t proc proc "$ROOT/proc" || fail "cannot mount /proc in the chroot"
 
 # 1. Static checks: interpreter, search path, closure.
 dyn() { readelf -d "$1" 2>/dev/null; }
-for b in bootstrap attestgate; do
+[[ -f "$ROOT$TASK/bootstrap" && ! -L "$ROOT$TASK/bootstrap" ]] || fail "bootstrap is not a regular file at the zip root"
+[[ -L "$ROOT$TASK/attestgate" && "$(readlink "$ROOT$TASK/attestgate")" == bootstrap ]] ||
+    fail "attestgate is not a symbolic link to bootstrap (zip -y)"
+executables=$(find "$ROOT$TASK" -type f ! -name '*.so*' -exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print | wc -l)
+((executables == 1)) || fail "the zip holds $executables ELF executables; one ships (bootstrap)"
+ok "one binary: bootstrap, with attestgate a link to it"
+for b in bootstrap; do
     f=$ROOT$TASK/$b
     [[ -x "$f" ]] || fail "$b is missing or not executable at the zip root"
     interp=$(readelf -l "$f" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
@@ -85,7 +92,7 @@ while IFS= read -r -d '' elf; do
     done
 done < <(find "$ROOT$TASK" -type f \( -name bootstrap -o -name attestgate -o -name '*.so*' \) -print0)
 ((${#missing[@]} == 0)) || fail "not in the zip: ${missing[*]}"
-ok "interpreter $LOADER, RPATH $TASK/lib on both binaries; every DT_NEEDED is in lib/"
+ok "interpreter $LOADER, RPATH $TASK/lib on bootstrap; every DT_NEEDED is in lib/"
 
 # 2. The bundled loader resolves the closure inside the chroot.
 for b in bootstrap attestgate; do

@@ -11,12 +11,15 @@
 #                  transitive dependencies of libcurl and libssl, which RUNPATH would not)
 #   - every bundled library except glibc's own gets DT_RPATH=$ORIGIN as a second line of defence.
 # The Swift runtime is linked statically (--static-swift-stdlib), so no libswift*.so travels; so are libcurl
-# (built for AttestGate: scripts/build-curl.sh) and libstdc++, leaving glibc, libcrypto, libssl, libz and
-# libgcc_s (which glibc's pthread_exit dlopens in any case).
+# (built for AttestGate: scripts/build-curl.sh), libstdc++, OpenSSL and zlib (scripts/link-static.sh),
+# leaving glibc and libgcc_s (which glibc's pthread_exit dlopens in any case).
 #
 # Layout of the zip (Lambda unpacks it into /var/task):
-#   bootstrap            the Lambda custom runtime (handler name `bootstrap`)
-#   attestgate           the operator CLI (`/var/task/attestgate config check` works on the Lambda image too)
+#   bootstrap            the one binary: the Lambda custom runtime (handler name `bootstrap`), and the operator
+#                        CLI when started as `attestgate` (it dispatches on argv[0]'s basename)
+#   attestgate           a symbolic link to bootstrap, stored as a link (zip -y; Lambda keeps zip symlinks):
+#                        `/var/task/attestgate config check` works on the Lambda image too. A tool that
+#                        dereferences it on the way makes a second copy, which still works (same name check)
 #   lib/*.so*            every shared library, named by soname, plus ld-linux-x86-64.so.2
 #   lib/MANIFEST.txt     soname <- source file <- Debian package and version
 #   licenses/<pkg>       the Debian copyright file of every package a bundled library comes from
@@ -24,19 +27,25 @@
 # (the HTTP client probes Debian's and Amazon Linux's paths, Sources/3-Wrappers/HTTPClient/CAInfo.swift).
 #
 # Environment: SWIFT (swift), BIN_DIR (the release bin dir; default asks swift), OUT_DIR (build),
-#              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs).
+#              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs),
+#              RECOMPRESS (1: advzip -3 re-deflates every entry with 7-Zip's deflate, still plain deflate
+#              for Lambda: ~3.5 % smaller than zip -9 for ~40 s of CPU; 0 skips it).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 OUT_DIR=${OUT_DIR:-build}
 STRIP=${STRIP:-1}
+RECOMPRESS=${RECOMPRESS:-1}
 TASK_ROOT=/var/task
 LOADER_NAME=ld-linux-x86-64.so.2
-BINARIES=(bootstrap attestgate)
+BINARIES=(bootstrap)   # the one ELF file of ours; LINKS name it again
+LINKS=(attestgate)
 
 die() { echo "package: $*" >&2; exit 1; }
-for tool in patchelf ldd readelf zip dpkg-query; do
+tools=(patchelf ldd readelf zip dpkg-query)
+[[ "$RECOMPRESS" == 1 ]] && tools+=(advzip)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || die "$tool not found (run: make setup)"
 done
 
@@ -95,6 +104,20 @@ for pkg in libstdc++6; do
     echo "# static: ${pkg%%[0-9]*} <- $pkg ($(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo "?"))" >>"$manifest"
     PKGS[$pkg]=1
 done
+# OpenSSL and zlib, when linked from the -dev archives (scripts/link-static.sh): the archive's Debian version
+# must be the machine's shared library's (the one its security updates move), and it is recorded.
+symbols=$(nm "$BIN_DIR/bootstrap" 2>/dev/null || true)
+static_from() {  # <what> <symbol> <dev package> <runtime package>
+    grep -Eq " [Tt] $2\$" <<<"$symbols" || return 0
+    local dev runtime
+    dev=$(dpkg-query -W -f='${Version}' "$3" 2>/dev/null || echo "?")
+    runtime=$(dpkg-query -W -f='${Version}' "$4" 2>/dev/null || echo "?")
+    [[ "$dev" == "$runtime" ]] || die "$1 is linked from $3 $dev, not the machine's $4 $runtime (scripts/link-static.sh)"
+    echo "# static: $1 <- $3 ($dev, = $4)" >>"$manifest"
+    PKGS[$4]=1
+}
+static_from "libcrypto, libssl" OPENSSL_init_crypto libssl-dev libssl3
+static_from zlib inflate zlib1g-dev zlib1g
 for pkg in "${!PKGS[@]}"; do
     copyright="/usr/share/doc/$pkg/copyright"
     [[ "$pkg" == curl ]] && copyright=build/curl/prefix/share/doc/curl/copyright
@@ -130,17 +153,24 @@ for pem in pems:
     print(f"  pinned root embedded: {pathlib.Path(pem).name}")
 PY
 
-# Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable).
+for l in "${LINKS[@]}"; do ln -s bootstrap "$STAGE/$l"; done
+
+# Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable), links
+# stored as links (-y).
 find "$STAGE" -exec touch -h -d '2000-01-01 00:00:00Z' {} +
-(cd "$STAGE" && find . -mindepth 1 -print | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -9 -@ "../$(basename "$ZIP")")
+(cd "$STAGE" && find . -mindepth 1 -print | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -9 -y -@ "../$(basename "$ZIP")")
+zip_9=$(stat -c %s "$ZIP")
+# Same entries, modes and link, each re-deflated harder (advancecomp; the result is an ordinary deflate zip).
+if [[ "$RECOMPRESS" == 1 ]]; then advzip -z -3 -q "$ZIP"; fi
 
 size() { stat -c %s "$1"; }
 human() { numfmt --to=iec-i --suffix=B "$1"; }
 unzipped=$(du -sb "$STAGE" | cut -f1)
 echo "package: $ZIP"
-echo "  zip size:        $(size "$ZIP") bytes ($(human "$(size "$ZIP")")); Lambda limit 50 MiB zipped"
+echo "  zip size:        $(size "$ZIP") bytes ($(human "$(size "$ZIP")")); Lambda limit 50 MiB zipped (zip -9 alone: $zip_9)"
 echo "  unzipped size:   $unzipped bytes ($(human "$unzipped")); Lambda limit 250 MiB"
 for b in "${BINARIES[@]}"; do
     echo "  $b binary: $(size "$STAGE/$b") bytes ($(human "$(size "$STAGE/$b")")), unstripped $(size "$BIN_DIR/$b")"
 done
+for l in "${LINKS[@]}"; do echo "  $l:      a link to $(readlink "$STAGE/$l") (the operator CLI)"; done
 echo "  libraries:       ${#LIBS[@]} (see lib/MANIFEST.txt), glibc $(ldd --version | head -1 | awk '{print $NF}')"

@@ -1,7 +1,9 @@
 import Glibc
 import TestSupport
 
-/// Runs the built `attestgate` binary (next to the test bundle) with arguments, stdin and environment.
+/// Runs the operator CLI as it ships: the built `bootstrap` (next to the test bundle) started through a link
+/// named `attestgate` (docs/deploy.md: one binary, dispatching on `argv[0]`), with arguments, stdin and
+/// environment.
 enum CLIRunner {
     struct Outcome: Sendable {
         let status: Int32
@@ -9,23 +11,55 @@ enum CLIRunner {
         let stderr: String
     }
 
-    /// The directory holding the test binary, where SwiftPM also puts the `attestgate` executable.
-    static let binary: String = {
+    /// The directory holding the test binary, where SwiftPM also puts the `bootstrap` executable.
+    static let binDirectory: String = {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         var path = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         while let last = path.last, last != "/" { path.removeLast() }
         // The test binary sits inside `<name>.xctest` on Linux (a file, not a directory).
-        return path + "attestgate"
+        return path
     }()
+
+    /// The one shipped binary.
+    static let bootstrap = binDirectory + "bootstrap"
+
+    /// `attestgate` beside it, a relative symbolic link to `bootstrap` as in the zip (`make build` makes the
+    /// same link in the release directory); made here when missing or pointing elsewhere.
+    static let binary: String = {
+        let link = binDirectory + "attestgate"
+        var target = [CChar](repeating: 0, count: 256)
+        let length = readlink(link, &target, target.count - 1)
+        if length < 0 || String(cString: target) != "bootstrap" {
+            unlink(link)
+            precondition(symlink("bootstrap", link) == 0, "cannot link \(link) to bootstrap: \(errno)")
+        }
+        return link
+    }()
+
+    /// Runs `bootstrap` started as `program` (a path whose last component is what `argv[0]` shows).
+    static func run(
+        program: String,
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) async -> Outcome {
+        await offThePool("attestgate-cli") {
+            runBlocking(program, arguments, stdin: [], environment: environment)
+        }
+    }
 
     /// Runs the command to its end; the spawn, the pipes and `waitpid` block a thread of their own
     /// (`offThePool`), never the cooperative pool, so the suites may run in parallel.
     static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) async -> Outcome {
-        await offThePool("attestgate-cli") { runBlocking(arguments, stdin: stdin, environment: environment) }
+        await offThePool("attestgate-cli") { runBlocking(binary, arguments, stdin: stdin, environment: environment) }
     }
 
-    private static func runBlocking(_ arguments: [String], stdin: [UInt8], environment: [String: String]) -> Outcome {
+    private static func runBlocking(
+        _ binary: String,
+        _ arguments: [String],
+        stdin: [UInt8],
+        environment: [String: String]
+    ) -> Outcome {
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
         var errors: [Int32] = [0, 0]

@@ -1,9 +1,17 @@
-// The Lambda custom runtime entry point (`provided.al2023` / `provided.al2` run this file's binary).
+// The Lambda custom runtime entry point (`provided.al2023` / `provided.al2` run this file's binary), and the
+// operator CLI when started as `attestgate` (the zip's `attestgate` is a link to this binary: one Swift
+// runtime and FoundationEssentials in the zip instead of two; docs/deploy.md). The name is checked first, on
+// argv[0] as a C string, so the runtime's cold start does no CLI work.
 internal import App
 internal import AttestCore
 internal import Glibc
 internal import HTTPClient
 internal import LambdaRuntime
+internal import OperatorCLI
+
+if CommandLine.argc > 0, OperatorCLI.isInvoked(as: CommandLine.unsafeArgv[0]) {
+    exit(await OperatorCLI.run(Array(CommandLine.arguments.dropFirst())))
+}
 
 // libcurl's global state first, before any other thread exists (libcurl-thread(3)).
 CurlTransport.globalInit()
