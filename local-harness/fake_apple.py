@@ -49,7 +49,9 @@ Control (same port):
   GET  /control/stats    counts: query, update, exchange requests, refusals by reason, transaction ids seen
   POST /control/reset    forget devices, bits, receipts, modes and counters
 
-Usage: fake_apple.py --key KEY.p8 [--key-id ID] [--team-id TEAM] [--port 0]
+Usage: fake_apple.py --key KEY.p8 [--key-id ID] [--team-id TEAM] [--receipt-signer-dir DIR] [--port 0]
+--receipt-signer-dir: a synthetic CA saved by `attestgate-demo ca` (receipt-signer.pem, receipt-signer-key.pem,
+receipt-ca.pem): the receipt signer from the start (and after /control/reset), as /control/receipt-signer sets it.
 Prints "LISTENING <port>" on stdout once it accepts connections; exits when its parent does.
 """
 import argparse
@@ -191,6 +193,8 @@ def simulated_device(token):
 
 
 class State:
+    default_signer = None  # from --receipt-signer-dir
+
     def __init__(self):
         self.lock = threading.Lock()
         self.reset()
@@ -199,7 +203,7 @@ class State:
         self.devices = {}  # device token -> physical device
         self.bits = {}  # physical device -> {"bit0", "bit1", "last_update_time"}
         self.receipts = {}  # base64 receipt (canonical) -> {"answer": b64} or {"status": n}
-        self.signer = None  # {"d": int, "certificates": [DER]}
+        self.signer = State.default_signer  # {"d": int, "certificates": [DER]}
         self.key_devices = {}  # key id (hex) -> physical device
         self.metrics = {}  # physical device -> risk metric
         self.issued = {}  # base64 RECEIPT the fake signed -> its not-before (epoch seconds)
@@ -460,8 +464,16 @@ def main():
     parser.add_argument("--key", required=True, help=".p8 (PKCS#8 P-256) whose public half verifies the JWTs")
     parser.add_argument("--key-id")
     parser.add_argument("--team-id")
+    parser.add_argument("--receipt-signer-dir", help="a saved synthetic CA whose receipt signer signs RECEIPTs")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
+    if args.receipt_signer_dir:
+        def read(name):
+            with open(os.path.join(args.receipt_signer_dir, name)) as handle:
+                return handle.read()
+        State.default_signer = {"d": ec_private_from_pkcs8(read("receipt-signer-key.pem")),
+                                "certificates": [pem_body(read("receipt-signer.pem")),
+                                                 pem_body(read("receipt-ca.pem"))]}
     with open(args.key) as handle:
         public = ec_public_from_pkcs8(handle.read())
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

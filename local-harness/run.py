@@ -222,12 +222,14 @@ def step_apple(stack, args):
     """Apple's DeviceCheck two bits per physical device (issue 17: device marks on, docs/gate.md "Device tiers")."""
     process = stack.spawn("fake apple", [sys.executable, os.path.join(HERE, "fake_apple.py"), "--port", "0",
                                          "--key", stack.devicecheck_key,
-                                         "--key-id", DEVICECHECK_KEY_ID, "--team-id", TEAM_ID],
+                                         "--key-id", DEVICECHECK_KEY_ID, "--team-id", TEAM_ID,
+                                         # the receipt exchange signs RECEIPTs under the demo CA (risk metric)
+                                         "--receipt-signer-dir", stack.urls["ca"]],
                           log="fake_apple.log")
     line = read_line(process, "fake Apple")
     url = "http://127.0.0.1:%s" % line.split()[-1]
     stack.env.update({"DEVICECHECK_KEY_ID": DEVICECHECK_KEY_ID, "DEVICECHECK_PRIVATE_KEY_FILE": stack.devicecheck_key,
-                      "DEVICECHECK_ENDPOINT": url, "DEVICE_MARKS": "on"})
+                      "DEVICECHECK_ENDPOINT": url, "APP_ATTEST_RECEIPT_ENDPOINT": url, "DEVICE_MARKS": "on"})
     stack.urls["apple"] = url
     print("fake Apple         %s  (DeviceCheck two bits per physical device: GET /control/stats)" % url)
 
