@@ -846,6 +846,15 @@ def main(argv=None):
                 chains.append(longest_chain(spans))
             return counts, chains, {op: n / float(len(calls)) for op, n in operations.items()}
 
+        def span_operations(span):
+            # The DynamoDB requests inside one [start, end] (a key registration), by operation.
+            operations = {}
+            for op, s, e in proxy.records:
+                if s >= span[0] and e <= span[1]:
+                    operations[op] = operations.get(op, 0) + 1
+            return operations
+
+        register_off = span_operations(counted.get("registerSpan", [0, 0]))
         enforce_counts, enforce_chains, enforce_ops = per_call(counted["enforce"])
         off_counts, off_chains, _ = per_call(counted["off"])
         statuses_enforce = sorted({status for _s, _e, status in counted["enforce"]})
@@ -900,6 +909,51 @@ def main(argv=None):
         if sorted({st for _s, _e, st in money["enforce"]}) != [200]:
             rows.append(("  !! non-200 answers on the money-ceiling route",
                          {"median": sum(1 for _s, _e, st in money["enforce"] if st != 200)}, "", "0", False))
+
+        # 4a''. Device marks on (issue 17, docs/gate.md "Device tiers"): the registration reads DeviceCheck's two
+        # bits at the fake Apple and records the tier; the metered call reads the tier with the key lookup.
+        apple_key = os.path.join(work, "devicecheck.p8")
+        with open(apple_key, "w") as handle:
+            handle.write(subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt",
+                                         "ec_paramgen_curve:P-256"], check=True, capture_output=True,
+                                        text=True).stdout)
+        apple_process = stack.spawn([sys.executable, os.path.join(HERE, "fake_apple.py"), "--key", apple_key,
+                                     "--key-id", "BENCHKEY01", "--port", "0"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL)
+        apple = "http://127.0.0.1:%s" % apple_process.stdout.readline().decode().split()[-1]
+        marks_env = dict(gate_env, DEVICECHECK_KEY_ID="BENCHKEY01", DEVICECHECK_PRIVATE_KEY_FILE=apple_key,
+                         DEVICECHECK_ENDPOINT=apple, DEVICE_MARKS="on")
+        proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
+        marked = gate_run(proxy.url, 10 if quick else 30, env=marks_env)
+        proxy.close()
+        register_on = span_operations(marked.get("registerSpan", [0, 0]))
+        marks_counts, marks_chains, marks_ops = per_call(marked["enforce"])
+        apple_host, apple_port = apple.split("//")[1].split(":")
+        connection = http.client.HTTPConnection(apple_host, int(apple_port), timeout=5)
+        connection.request("GET", "/control/stats")
+        apple_stats = json.loads(connection.getresponse().read())
+        connection.close()
+        apple_requests = {"query": apple_stats.get("query_requests"), "update": apple_stats.get("update_requests"),
+                          "exchange": apple_stats.get("exchange_requests")}
+        figures["deviceMarks"] = {"registerOperationsOff": register_off, "registerOperationsOn": register_on,
+                                  "enforce": stats(marks_counts), "enforceSequential": stats(marks_chains),
+                                  "enforceOperations": marks_ops, "appleRequests": apple_requests,
+                                  "calls": len(marked["enforce"]),
+                                  "enforceStatuses": sorted({st for _s, _e, st in marked["enforce"]})}
+        rows.append(("DynamoDB requests per key registration, marks off", {"median": sum(register_off.values())}, "",
+                     "", None))
+        rows.append(("  marks on (+ tier read and write)", {"median": sum(register_on.values())}, "", "", None))
+        two_bits = (apple_requests["query"] or 0) + (apple_requests["update"] or 0)
+        rows.append(("  Apple DeviceCheck requests (query + update), 1 registration + %d calls" % len(marked["enforce"]),
+                     {"median": two_bits}, "", "≤ 2 (registration only)", two_bits <= 2))
+        rows.append(("  Apple receipt exchanges in the same run", {"median": apple_requests["exchange"] or 0}, "", "",
+                     None))
+        rows.append(("DynamoDB requests per iOS metered call, marks on", stats(marks_counts), "", "≤ 6",
+                     max(marks_counts) <= 6))
+        rows.append(("  of which in sequence (critical path)", stats(marks_chains), "", "≤ 4", max(marks_chains) <= 4))
+        if sorted({st for _s, _e, st in marked["enforce"]}) != [200]:
+            rows.append(("  !! non-200 answers with marks on",
+                         {"median": sum(1 for _s, _e, st in marked["enforce"] if st != 200)}, "", "0", False))
 
         # 4b. Added latency: the same bootstrap straight against moto, enforce minus off.
         timed = gate_run(moto, 40 if quick else 200)

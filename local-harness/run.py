@@ -7,9 +7,10 @@ scripted session). Steps, in order (each one a function in STEPS that adds its p
 settings for the bootstraps):
 
   state      local-harness/.state/: synthetic Apple CA (`attestgate-demo ca`), Google service-account
-             key (openssl), upstream API key. Reused between runs; gitignored.
+             key and DeviceCheck key (openssl), upstream API key. Reused between runs; gitignored.
   moto       local-harness/moto_server.py on a free port, then `attestgate table create`
   google     local-harness/fake_google.py (OAuth token endpoint + Play Integrity decode)
+  apple      local-harness/fake_apple.py (DeviceCheck two bits per physical device): DEVICE_MARKS=on
   upstream   local-harness/fake_upstream.py (a flashcard generator that can be told to fail)
   lambda     local-harness/lambda_harness.py: Runtime API + HTTP API 2.0 front, real `bootstrap`s in two
              pools as infra/ deploys two functions: guests, and signed-in callers (X-Harness-JWT-Claims)
@@ -49,7 +50,7 @@ BUNDLE_ID = "com.example.flashcards"
 # What Play reports for the release signing key (base64url SHA-256, no padding); any string works locally.
 CERT_DIGEST = base64.urlsafe_b64encode(hashlib.sha256(b"demo release signing key").digest()).decode().rstrip("=")
 # Small on purpose, so the session reaches both limits in a few calls.
-AI_DAILY_CALL_BUDGET = 15
+AI_DAILY_CALL_BUDGET = 17
 GENERATION_ALLOWANCE = 4
 ROUTES = [
     {"method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "enforce", "binding": "request",
@@ -61,6 +62,7 @@ ROUTES = [
     {"method": "POST", "path": "/v1/tutor/stream", "feature": "tutor_stream", "mode": "monitor",
      "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor", "stream": True, "maxStreamSeconds": 8},
 ]
+DEVICECHECK_KEY_ID = "DEMOKEY001"
 DEMO_DEVICE = "7d444840-9dc0-41d1-b245-5ffdce74fad2"
 
 
@@ -162,6 +164,12 @@ def step_state(stack, args):
                     "client_email": "gate@attestgate-local.iam.gserviceaccount.com", "private_key": pem}
         with open(os.open(service_account, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
             json.dump(document, handle)
+    devicecheck_key = os.path.join(stack.state, "devicecheck.p8")
+    if not os.path.exists(devicecheck_key):  # a DeviceCheck key as Apple issues it: PKCS#8 P-256, PEM
+        pem = subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
+                             check=True, capture_output=True, text=True).stdout
+        with open(os.open(devicecheck_key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
+            handle.write(pem)
     upstream_key = os.path.join(stack.state, "upstream-key")
     if not os.path.exists(upstream_key):
         with open(os.open(upstream_key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
@@ -172,6 +180,7 @@ def step_state(stack, args):
         "ANDROID_PACKAGE": BUNDLE_ID, "ANDROID_CERT_SHA256": CERT_DIGEST,
         "GOOGLE_SERVICE_ACCOUNT_FILE": service_account, "UPSTREAM_API_KEY_FILE": upstream_key,
     })
+    stack.devicecheck_key = devicecheck_key  # the bootstraps get it with the fake Apple (step_apple)
     stack.urls["ca"] = ca
     print("state              %s (synthetic Apple root: %s)" % (os.path.relpath(stack.state, ROOT),
                                                                   os.path.relpath(root, ROOT)))
@@ -207,6 +216,22 @@ def step_google(stack, args):
     stack.env.update({"GOOGLE_TOKEN_ENDPOINT": url + "/token", "PLAY_INTEGRITY_ENDPOINT": url})
     stack.urls["google"] = url
     print("fake Google        %s  (verdicts: POST /control/verdict)" % url)
+
+
+def step_apple(stack, args):
+    """Apple's DeviceCheck two bits per physical device (issue 17: device marks on, docs/gate.md "Device tiers")."""
+    process = stack.spawn("fake apple", [sys.executable, os.path.join(HERE, "fake_apple.py"), "--port", "0",
+                                         "--key", stack.devicecheck_key,
+                                         "--key-id", DEVICECHECK_KEY_ID, "--team-id", TEAM_ID,
+                                         # the receipt exchange signs RECEIPTs under the demo CA (risk metric)
+                                         "--receipt-signer-dir", stack.urls["ca"]],
+                          log="fake_apple.log")
+    line = read_line(process, "fake Apple")
+    url = "http://127.0.0.1:%s" % line.split()[-1]
+    stack.env.update({"DEVICECHECK_KEY_ID": DEVICECHECK_KEY_ID, "DEVICECHECK_PRIVATE_KEY_FILE": stack.devicecheck_key,
+                      "DEVICECHECK_ENDPOINT": url, "APP_ATTEST_RECEIPT_ENDPOINT": url, "DEVICE_MARKS": "on"})
+    stack.urls["apple"] = url
+    print("fake Apple         %s  (DeviceCheck two bits per physical device: GET /control/stats)" % url)
 
 
 def step_upstream(stack, args):
@@ -246,6 +271,7 @@ def step_session(stack, args):
         return
     command = [args.demo, "session", "--front", stack.urls["front"], "--harness", stack.urls["harness"],
                "--google", stack.urls["google"], "--upstream", stack.urls["upstream"], "--ca", stack.urls["ca"],
+               "--apple", stack.urls["apple"],
                "--cert-digest", CERT_DIGEST, "--team-id", TEAM_ID, "--bundle-id", BUNDLE_ID,
                "--budget", str(AI_DAILY_CALL_BUDGET), "--allowance", str(GENERATION_ALLOWANCE)]
     if args.check:
@@ -259,7 +285,7 @@ def step_session(stack, args):
     stack.session_status = status
 
 
-STEPS = [step_state, step_moto, step_google, step_upstream, step_lambda, step_session]
+STEPS = [step_state, step_moto, step_google, step_apple, step_upstream, step_lambda, step_session]
 
 
 def print_serving(stack):

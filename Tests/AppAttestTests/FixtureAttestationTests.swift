@@ -41,7 +41,7 @@ import Testing
         }
         #expect(registrations[0] == registrations[1])
         let key = registrations[1].key
-        let receipt = registrations[1].receipt
+        let receipt = try #require(registrations[1].receipt)
         #expect(key.keyId == fixture.keyId)
         #expect(key.publicKey.x962Representation == fixture.publicKeyX962)
         #expect(key.counter == 0)

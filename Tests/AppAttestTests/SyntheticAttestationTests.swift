@@ -109,6 +109,32 @@ import Testing
         }
     }
 
+    /// Apple's nine steps pass and our check refuses the ATTEST receipt with `reason`, on both chain paths:
+    /// `verifyReceipt` throws it, and `verifyRegistration` registers the key and reports it (point 4).
+    func expectReceiptRefusal(
+        _ reason: AppAttestError.Reason,
+        _ options: AttestationOptions,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for path in ChainPath.allCases {
+            let verifier = verifier(cache: try cache(for: path))
+            let (key, attestation) = try attest(options)
+            let registration = try verifier.verifyRegistration(
+                keyId: key.keyId,
+                attestation: attestation,
+                clientDataHash: clientDataHash,
+                now: Self.now
+            )
+            #expect(registration.receipt == nil, "\(path)", sourceLocation: sourceLocation)
+            #expect(registration.receiptRefusal == AppAttestError(reason), "\(path)", sourceLocation: sourceLocation)
+            #expect(registration.key.publicKey == key.publicKey, sourceLocation: sourceLocation)
+            #expect(registration.receiptBytes == registration.key.unverifiedReceipt, sourceLocation: sourceLocation)
+            #expect(throws: AppAttestError(reason), "\(path)", sourceLocation: sourceLocation) {
+                try verifier.verifyReceipt(of: registration.key, clientDataHash: self.clientDataHash, now: Self.now)
+            }
+        }
+    }
+
     @Test(arguments: ChainPath.allCases) func genuineAttestationIsAcceptedWithItsReceipt(path: ChainPath) throws {
         let (key, attestation) = try attest()
         let registration = try verifier(cache: try cache(for: path)).verifyRegistration(
@@ -119,10 +145,12 @@ import Testing
         )
         #expect(registration.key.publicKey == key.publicKey)
         #expect(registration.key.environment == .production)
-        #expect(registration.receipt.bytes == registration.key.unverifiedReceipt)
-        #expect(registration.receipt.kind == .attest)
-        #expect(registration.receipt.environment == "production")
-        #expect(registration.receipt.appId == "ABCDE12345.com.example.gate")
+        let receipt = try #require(registration.receipt)
+        #expect(registration.receiptRefusal == nil)
+        #expect(receipt.bytes == registration.key.unverifiedReceipt)
+        #expect(receipt.kind == .attest)
+        #expect(receipt.environment == "production")
+        #expect(receipt.appId == "ABCDE12345.com.example.gate")
     }
 
     @Test func verifyAttestationIsApplesStepsAndLeavesTheReceiptToVerifyReceipt() throws {
@@ -391,35 +419,47 @@ import Testing
         }
     }
 
-    // MARK: The ATTEST receipt (verifyReceipt, through verifyRegistration)
+    // MARK: The ATTEST receipt (verifyReceipt; verifyRegistration registers the key and reports the refusal)
 
     @Test func aReceiptForAnotherApp() throws {
-        try expectRefusal(.receiptAppIdMismatch, .genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" })
+        try expectReceiptRefusal(
+            .receiptAppIdMismatch,
+            .genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" }
+        )
     }
 
     @Test func aReceiptForAnotherKey() throws {
-        try expectRefusal(.receiptKeyMismatch, .genuine.with { $0.receipt.otherKeyCertificate = true })
+        try expectReceiptRefusal(.receiptKeyMismatch, .genuine.with { $0.receipt.otherKeyCertificate = true })
     }
 
     @Test func aReceiptForAnotherAttestation() throws {
-        try expectRefusal(.receiptClientHashMismatch, .genuine.with { $0.receipt.clientDataHash = Digest.sha256([7]) })
+        try expectReceiptRefusal(
+            .receiptClientHashMismatch,
+            .genuine.with { $0.receipt.clientDataHash = Digest.sha256([7]) }
+        )
     }
 
     @Test func aRefreshedReceiptInPlaceOfAnAttestReceipt() throws {
-        try expectRefusal(.receiptTypeUnexpected, .genuine.with { $0.receipt.kind = "RECEIPT" })
+        try expectReceiptRefusal(.receiptTypeUnexpected, .genuine.with { $0.receipt.kind = "RECEIPT" })
     }
 
     @Test func aSandboxReceiptForAProductionKey() throws {
-        try expectRefusal(.receiptEnvironmentMismatch, .genuine.with { $0.receipt.environment = "sandbox" })
+        try expectReceiptRefusal(.receiptEnvironmentMismatch, .genuine.with { $0.receipt.environment = "sandbox" })
     }
 
     @Test func aReceiptChangedAfterSigning() throws {
-        try expectRefusal(.receiptSignatureInvalid, .genuine.with { $0.receipt.tamperAfterSigning = true })
+        try expectReceiptRefusal(.receiptSignatureInvalid, .genuine.with { $0.receipt.tamperAfterSigning = true })
+    }
+
+    /// Some early iOS 14 receipts carry signed attributes but a signature over the content itself: OpenSSL
+    /// refuses them, and the genuine key is registered with its receipt unverified.
+    @Test func aReceiptSignedOverTheContentInsteadOfItsSignedAttributes() throws {
+        try expectReceiptRefusal(.receiptSignatureInvalid, .genuine.with { $0.receipt.signatureOverContent = true })
     }
 
     @Test func aReceiptSignedUnderAnotherRoot() throws {
         let other = try SimulatedAppleCA(now: Self.now)
-        try expectRefusal(.receiptUntrusted, .genuine.with { $0.receipt.signer = other })
+        try expectReceiptRefusal(.receiptUntrusted, .genuine.with { $0.receipt.signer = other })
     }
 }
 

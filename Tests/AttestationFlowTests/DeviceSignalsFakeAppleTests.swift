@@ -62,7 +62,7 @@ import Testing
         try await fake.control(
             "/control/receipt",
             .object([
-                "receipt": .string(Bytes.base64(registration.receipt.bytes)),
+                "receipt": .string(Bytes.base64(registration.receiptBytes)),
                 "answer": .string(Bytes.base64(refreshed)),
             ]),
             transport: transport
@@ -79,7 +79,7 @@ import Testing
             logger: Logger(sink: CapturingLogSink())
         )
         let answer = try await client.exchange(
-            receipt: registration.receipt.bytes,
+            receipt: registration.receiptBytes,
             now: Self.now,
             deadline: .after(.seconds(5))
         )
@@ -113,6 +113,90 @@ import Testing
             try verifier.verifyRefreshedReceipt(foreign, publicKey: registration.key.publicKey, now: Self.now)
         }
         #expect(try await fake.stats(transport: transport)["exchange_requests"]?.intValue == 2)
+    }
+
+    /// The fake as Apple: it signs a RECEIPT for the key with its physical device's metric (how many keys that
+    /// device attested, or a metric set for it), that our verifier accepts; before its not-before it is 304.
+    @Test func theFakeIssuesReceiptsWithAMetricPerPhysicalDevice() async throws {
+        let (fake, p8) = try Self.start()
+        defer { fake.stop() }
+        let transport = CurlTransport()
+        let now = Date(timeIntervalSince1970: Double(Int(Date().timeIntervalSince1970)))
+        let authority = try SimulatedAppleCA(now: now)
+        let device = SimulatedDevice(
+            teamId: Self.teamID,
+            bundleId: "com.example.gate",
+            environment: .development,
+            authority: authority
+        )
+        let verifier = AppAttestVerifier(
+            teamId: Self.teamID,
+            bundleIds: ["com.example.gate"],
+            environment: .development,
+            trust: .synthetic(root: authority.root)
+        )
+        let signing = authority.receiptSigning
+        try await fake.setReceiptSigner(
+            keyPEM: signing.keyPEM,
+            certificates: signing.certificates,
+            transport: transport
+        )
+        let client = ReceiptExchangeClient(
+            configuration: ReceiptExchangeConfiguration(teamID: Self.teamID, keyID: Self.keyID, endpoint: fake.baseURL),
+            key: p8,
+            transport: transport,
+            logger: Logger(sink: CapturingLogSink())
+        )
+        func register() throws -> VerifiedRegistration {
+            let key = try SimulatedAppAttestKey()
+            let hash = Digest.sha256(Array("challenge".utf8))
+            return try verifier.verifyRegistration(
+                keyId: key.keyId,
+                attestation: try device.attest(key, clientDataHash: hash, now: now),
+                clientDataHash: hash,
+                now: now
+            )
+        }
+        func metric(_ registration: VerifiedRegistration) async throws -> (Int, [UInt8]) {
+            let answer = try await client.exchange(
+                receipt: registration.receiptBytes,
+                now: now,
+                deadline: .after(.seconds(5))
+            )
+            guard case .unverifiedReceipt(let bytes) = answer else {
+                Issue.record("expected a receipt, got \(answer)")
+                return (-1, [])
+            }
+            let verified = try verifier.verifyRefreshedReceipt(bytes, publicKey: registration.key.publicKey, now: now)
+            #expect(verified.notBefore > now.addingTimeInterval(86_000))
+            return (verified.riskMetric, bytes)
+        }
+        // A key of no known device: 1. Three keys of one iPhone: 3; a metric set for it wins.
+        #expect(try await metric(try register()).0 == 1)
+        let keys = try (0..<3).map { _ in try register() }
+        for key in keys { try await fake.registerKey(key.key.keyId, device: "iphone-7", transport: transport) }
+        #expect(try await metric(keys[0]).0 == 3)
+        try await fake.setRiskMetric(12, device: "iphone-7", transport: transport)
+        let (twelve, refreshed) = try await metric(keys[1])
+        #expect(twelve == 12)
+        // The RECEIPT exchanged again before its not-before: 304.
+        #expect(try await client.exchange(receipt: refreshed, now: now, deadline: .after(.seconds(5))) == .notModified)
+        // A receipt our check refuses (signed over its content) is still Apple's: the fake exchanges it.
+        let key = try SimulatedAppAttestKey()
+        let hash = Digest.sha256(Array("challenge".utf8))
+        let odd = try verifier.verifyRegistration(
+            keyId: key.keyId,
+            attestation: try device.attest(
+                key,
+                clientDataHash: hash,
+                now: now,
+                options: .genuine.with { $0.receipt.signatureOverContent = true }
+            ),
+            clientDataHash: hash,
+            now: now
+        )
+        #expect(!odd.receiptVerified)
+        #expect(try await metric(odd).0 == 1)
     }
 
     /// One iPhone, three device IDs (three DeviceCheck tokens): the first gets the free tier and marks the

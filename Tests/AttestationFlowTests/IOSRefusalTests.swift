@@ -212,20 +212,36 @@ import WireContract
         }
     }
 
-    @Test func aKeyWhoseReceiptNamesAnotherAppIsNotRegistered() async throws {
+    /// Point 4 of issue 17: Apple's nine steps decide; a receipt our own check refuses (here one signed over
+    /// its content instead of its signed attributes, as some early iOS 14 receipts are) is stored marked
+    /// unverified, and the key works.
+    @Test(arguments: [
+        ("signature over the content", AttestationOptions.genuine.with { $0.receipt.signatureOverContent = true }),
+        ("another app", AttestationOptions.genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" }),
+    ])
+    func aKeyWhoseReceiptOurCheckRefusesIsRegisteredWithItsReceiptUnverified(
+        _ name: String,
+        _ options: AttestationOptions
+    ) async throws {
         let app = try await GateTestApp()
         try await app.test { client in
-            let phone = try client.iosDevice()
-            // Apple's nine steps pass; only the ATTEST receipt is wrong, and registration still refuses.
-            let options = AttestationOptions.genuine.with { $0.receipt.appId = "ABCDE12345.com.example.other" }
-            let refused = try await client.registerKey(phone, options: options)
-            #expect(refused.status == 403)
-            #expect(refused.error == "attestation_rejected")
-            #expect(
-                app.logs.objects.last { $0["message"] == .string("key registration refused") }?["reason"]
-                    == .string("appattest.receipt_app_id_mismatch")
-            )
-            #expect(try await app.row("DEVICE#\(phone.deviceID)", "ATTEST_KEY") == nil)
+            var phone = try client.iosDevice()
+            let registered = try await client.registerKey(phone, options: options)
+            #expect(registered.status == 200, "\(name)")
+            let warning = app.logs.objects.last { $0["message"] == .string("attestation receipt unverified") }
+            #expect(warning?["reason"]?.stringValue?.hasPrefix("appattest.receipt_") == true, "\(name)")
+            let row = try #require(try await app.row("DEVICE#\(phone.deviceID)", "ATTEST_KEY"))
+            #expect(row["receipt_unverified"] == .bool(true), "\(name)")
+            #expect(row["receipt"]?.bytesValue?.isEmpty == false, "\(name)")
+            phone.nextChallenge = try await client.challenge(deviceID: phone.deviceID)
+            #expect(try await client.metered(&phone).status == 200, "\(name)")
+            // A genuine receipt for the same device ID's next key clears the mark.
+            var reinstalled = try client.iosDevice(deviceID: phone.deviceID)
+            #expect(try await client.registerKey(reinstalled).status == 200)
+            let rebound = try #require(try await app.row("DEVICE#\(phone.deviceID)", "ATTEST_KEY"))
+            #expect(rebound["receipt_unverified"] == nil)
+            reinstalled.nextChallenge = try await client.challenge(deviceID: phone.deviceID)
+            #expect(try await client.metered(&reinstalled).status == 200)
         }
     }
 

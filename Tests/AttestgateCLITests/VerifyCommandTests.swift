@@ -138,6 +138,21 @@ import Testing
         )
         #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
         #expect(Self.json(accepted.stdout)["keyId"]?.stringValue == Bytes.base64(key.keyId))
+        #expect(Self.json(accepted.stdout)["receipt"]?.stringValue == "verified")
+        // A receipt our check refuses does not refuse the attestation: it is reported (issue 17 point 4).
+        let unverified = await CLIRunner.run(
+            arguments,
+            stdin: try device.attest(
+                key,
+                clientDataHash: Digest.sha256(challenge),
+                now: now,
+                options: .genuine.with { $0.receipt.signatureOverContent = true }
+            ),
+            environment: ["ATTESTGATE_ENV": "development"]
+        )
+        #expect(unverified.status == 0, "\(unverified.stdout) \(unverified.stderr)")
+        #expect(Self.json(unverified.stdout)["receipt"]?.stringValue == "unverified")
+        #expect(Self.json(unverified.stdout)["receiptReason"]?.stringValue == "appattest.receipt_signature_invalid")
     }
 
     @Test func verifiesAFixtureAssertionAndRefusesItsReplay() async throws {

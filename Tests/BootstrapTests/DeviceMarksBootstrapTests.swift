@@ -47,12 +47,20 @@ struct DeviceMarksBootstrapTests {
             try Data(p8.pemRepresentation.utf8).write(to: URL(fileURLWithPath: folder + "/devicecheck.p8"))
             apple = try FakeAppleProcess(keyPEM: p8.pemRepresentation, keyID: DeviceMarksBootstrapTests.keyID)
             upstream = try BootstrapTests.echoUpstream()
+            // The fake exchanges App Attest receipts as Apple, signing under this CA (the fraud-risk metric).
+            let signing = authority.receiptSigning
+            try await apple.setReceiptSigner(
+                keyPEM: signing.keyPEM,
+                certificates: signing.certificates,
+                transport: CurlTransport()
+            )
             var settings = [
                 "APPLE_TEAM_ID": DeviceMarksBootstrapTests.teamID,
                 "APPLE_BUNDLE_IDS": DeviceMarksBootstrapTests.bundleID,
                 "APP_ATTEST_ENVIRONMENT": "development", "APP_ATTEST_TRUST_ROOT": folder + "/root.pem",
                 "DEVICECHECK_KEY_ID": DeviceMarksBootstrapTests.keyID,
                 "DEVICECHECK_PRIVATE_KEY_FILE": folder + "/devicecheck.p8", "DEVICECHECK_ENDPOINT": apple.baseURL,
+                "APP_ATTEST_RECEIPT_ENDPOINT": apple.baseURL,
                 "DEVICE_MARKS": "on", "ROUTES": DeviceMarksBootstrapTests.routes,
             ]
             for (name, value) in extra { settings[name] = value }

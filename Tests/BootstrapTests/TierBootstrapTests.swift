@@ -53,7 +53,10 @@ extension BootstrapTests {
         }
         let first = try await call(repeated)
         let second = try await call(repeated)
-        #expect(first.status == 200 && first.header(WireHeader.quotaRemaining.name) == "0")
+        #expect(
+            first.status == 200 && first.header(WireHeader.quotaRemaining.name) == "0",
+            "\(first.status) \(String(decoding: first.body, as: UTF8.self))"
+        )
         #expect(second.status == 429)
         let other = try await call(fresh)
         #expect(other.status == 200 && other.header(WireHeader.quotaRemaining.name) == "2")

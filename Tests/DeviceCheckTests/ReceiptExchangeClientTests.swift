@@ -129,4 +129,36 @@ import Testing
         let timeout = try #require(transport.sent.first?.timeout)
         #expect(timeout <= .seconds(1) && timeout > .milliseconds(500))
     }
+
+    /// Each exchange is paid from the device ID's daily DeviceCheck budget, only once the call can be made.
+    @Test func theDeviceCheckBudgetPaysForEachExchange() async throws {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 304) }
+        let budget = CountingBudget(limit: 2)
+        let client = Self.client(transport)
+        func exchange(deadline: Deadline = .after(.seconds(5))) async throws(ReceiptExchangeError) {
+            _ = try await client.exchange(
+                receipt: Self.receipt,
+                charge: DeviceCheckCharge(budget: budget, deviceID: DeviceCheckTests.deviceID),
+                now: DeviceCheckTests.now,
+                deadline: deadline
+            )
+        }
+        // Too little time: neither the budget nor Apple is touched.
+        await #expect(throws: ReceiptExchangeError(.deadlineExceeded)) { try await exchange(deadline: .after(.zero)) }
+        #expect(budget.count(DeviceCheckTests.deviceID) == 0)
+        try await exchange()
+        try await exchange()
+        await #expect(throws: ReceiptExchangeError(.budgetExhausted)) { try await exchange() }
+        #expect(budget.count(DeviceCheckTests.deviceID) == 2)
+        #expect(transport.sent.count == 2)
+        await #expect(throws: ReceiptExchangeError(.budgetUnavailable)) {
+            _ = try await client.exchange(
+                receipt: Self.receipt,
+                charge: DeviceCheckCharge(budget: CountingBudget(fails: true), deviceID: DeviceCheckTests.deviceID),
+                now: DeviceCheckTests.now,
+                deadline: .after(.seconds(5))
+            )
+        }
+        #expect(transport.sent.count == 2)
+    }
 }

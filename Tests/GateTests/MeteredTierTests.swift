@@ -1,6 +1,10 @@
+import AWSJSON
 import AttestCore
 import CivilTime
+import Crypto
+import DynamoDB
 import FoundationEssentials
+import HTTPClient
 import Synchronization
 import TestSupport
 import Testing
@@ -211,13 +215,28 @@ struct MeteredTierMotoTests {
             try await DynamoDeviceTierStore(table: table)
                 .recordTier(deviceID: device, tier: .repeat, reason: "recall.set", today: "2026-11-30") == .repeat
         )
-        let challenges = DynamoChallengeStore(table: table)
+        // The call's own client records the operations it sends (as a second Lambda instance would).
+        let recorder = OperationRecorder()
+        let environment = try AWSEnvironment([
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+            "DYNAMODB_ENDPOINT": try #require(MotoTable.endpoint),
+        ])
+        let recorded = GateTable(
+            client: DynamoDBClient(
+                configuration: DynamoDBClient.configuration(environment),
+                transport: recorder,
+                random: SecureRandom()
+            ),
+            table: table.table,
+            random: SecureRandom()
+        )
+        let challenges = DynamoChallengeStore(table: recorded)
         var call = MeteredCall(
             environment: "development",
             evidence: ReportingEvidence(report: MeteredTierTests.play),
             profiles: challenges,
             challenges: challenges,
-            allowances: AllowanceMeter(store: DynamoAllowanceStore(table: table), calendar: .utc),
+            allowances: AllowanceMeter(store: DynamoAllowanceStore(table: recorded), calendar: .utc),
             spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
@@ -244,7 +263,22 @@ struct MeteredTierMotoTests {
         #expect(statuses == [200, 429])
         let line = try #require(sink.objects.first { $0["decision"] == .string("pass") })
         #expect(line["tier"] == .string("repeat") && line["tierReason"] == .string("recall.set"))
-        // The profile write (its answer carries the tier), the allowance, the next challenge: as before tiers.
-        #expect(line["ddbRequests"] == .int(3))
+        // The profile write (its answer carries the tier), the allowance, the next challenge: as before tiers,
+        // and nothing that reads (retries under load may repeat a request, never add a read).
+        #expect(Set(recorder.operations) == ["UpdateItem", "PutItem"])
+        #expect(!recorder.operations.contains { $0.hasPrefix("Get") || $0.hasPrefix("BatchGet") || $0 == "Query" })
+    }
+}
+
+/// Passes requests to moto and records the AWS JSON operation of each (`UpdateItem`, `GetItem`, ...).
+final class OperationRecorder: HTTPTransport {
+    private let base = CurlTransport()
+    private let sent = Mutex<[String]>([])
+
+    var operations: [String] { sent.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let operation = ResendingTransport.operation(of: request) { sent.withLock { $0.append(operation) } }
+        return try await base.send(request)
     }
 }

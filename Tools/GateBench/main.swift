@@ -7,9 +7,11 @@
 // usage: GateBench --root-out PATH
 //   writes the synthetic Apple root (APP_ATTEST_TRUST_ROOT) to PATH and prints `READY`, then reads
 //   commands on stdin, one per line:
-//   RUN <front URL> <enforce path> <off path> <calls> [chat]  → one JSON line {"register":…,"enforce":[…],"off":[…]}
+//   RUN <front URL> <enforce path> <off path> <calls> [chat]
+//     → one JSON line {"register":…,"registerSpan":[start_ns,end_ns],"enforce":[…],"off":[…]}
 //   (`chat`: an OpenAI chat body, for a route with a known dialect and the money ceiling)
-//   where each call is [start_ns, end_ns, status].
+//   where each call is [start_ns, end_ns, status]. The registration carries a DeviceCheck token of the simulated
+//   phone (`deviceCheckToken`), so with DEVICE_MARKS=on its device ID is the phone's first.
 internal import AttestCore
 internal import Crypto
 internal import FoundationEssentials
@@ -93,8 +95,9 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int, chat: 
         now: Date()
     )
     let registration =
-        #"{"keyId":"\#(Bytes.base64(key.keyId))","attestation":"\#(Bytes.base64(attestation))","challenge":"\#(first)"}"#
-    let (registered, _, _) = await post(
+        #"{"keyId":"\#(Bytes.base64(key.keyId))","attestation":"\#(Bytes.base64(attestation))","challenge":"\#(first)","#
+        + #""deviceCheckToken":"\#(device.deviceCheckToken())"}"#
+    let (registered, registerStart, registerEnd) = await post(
         front + "/v1/attest/keys",
         [HTTPHeader(WireHeader.deviceID.name, deviceID), HTTPHeader("Content-Type", "application/json")],
         Array(registration.utf8)
@@ -141,7 +144,7 @@ func run(front: String, enforcePath: String, offPath: String, calls: Int, chat: 
         off.append("[\(offStart),\(offEnd),\(plain?.status ?? 0)]")
     }
     return
-        #"{"register":\#(registered.status),"enforce":[\#(enforced.joined(separator: ","))],"off":[\#(off.joined(separator: ","))]}"#
+        #"{"register":\#(registered.status),"registerSpan":[\#(registerStart),\#(registerEnd)],"enforce":[\#(enforced.joined(separator: ","))],"off":[\#(off.joined(separator: ","))]}"#
 }
 
 while let line = readLine() {

@@ -18,6 +18,9 @@ struct AppleClient {
     let device: SimulatedDevice
     var key: SimulatedAppAttestKey
     let api: GateAPI
+    /// A reinstall: the app's App Attest key is gone (keys do not survive it), the device ID in the Keychain stays.
+    mutating func reinstall() throws { key = try SimulatedAppAttestKey() }
+
     /// The challenge the last metered answer handed out (`X-Attest-Next-Challenge`): using it saves a
     /// round trip per call. Each challenge is single-use.
     var nextChallenge: String?
@@ -29,7 +32,8 @@ struct AppleClient {
         self.api = api
     }
 
-    /// Once per key (first launch, or after a reinstall): attest the key and register it.
+    /// Once per key (first launch, or after a reinstall): attest the key and register it, with a fresh
+    /// DeviceCheck token of the phone (`DCDevice.current.generateToken()`) for the device marks.
     /// Registration binds with `clientDataHash = SHA-256(challenge bytes)`, whatever the routes' binding.
     mutating func registerKey(now: Date) async throws -> HTTPResponse {
         let challenge = try await api.challenge(deviceID: deviceID)
@@ -42,7 +46,7 @@ struct AppleClient {
         let body = JSONValue.object([
             "keyId": .string(Bytes.base64(key.keyId)),
             "attestation": .string(Bytes.base64(attestation)),
-            "challenge": .string(challenge),
+            "challenge": .string(challenge), "deviceCheckToken": .string(device.deviceCheckToken()),
         ]).serializedBytes
         return try await api.send(
             "POST",

@@ -7,7 +7,7 @@ internal import FoundationEssentials
 internal import HTTPClient
 
 /// Reads the gate's counters straight from the table (docs/api.md section 6), as an operator would:
-/// the environment's ceiling row `AI_BUDGET#{day}/TOTAL` and allowance rows `QUOTA#{feature}#{day}`.
+/// the environment's ceiling row `AI_BUDGET#{day}/TOTAL`, allowance rows `QUOTA#{feature}#{day}` and device tiers.
 struct Counters: Sendable {
     let client: DynamoDBClient
     let table: Table
@@ -33,6 +33,12 @@ struct Counters: Sendable {
     /// Units of `feature` a guest device (or `USER#sub`) has used today.
     func allowanceUsed(partition: String, feature: String) async throws -> Int {
         try await number(partition, "QUOTA#\(feature)#\(Self.today())", "count")
+    }
+
+    /// A device ID's tier on its `PROFILE` row (`first`, `repeat`, `unknown`), nil when it has none.
+    func tier(deviceID: String) async throws -> String? {
+        let key: Item = ["PK": .s("DEVICE#\(deviceID)"), "SK": .s("PROFILE")]
+        return try await client.getItem(table, key: key, deadline: .after(.seconds(5)))?["tier"]?.stringValue
     }
 
     private func number(_ pk: String, _ sk: String, _ attribute: String) async throws -> Int {

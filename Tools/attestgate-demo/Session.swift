@@ -23,6 +23,8 @@ final class Session {
     var pixel: AndroidClient
     var tampered: AndroidClient
     let minted: [String]
+    /// One physical iPhone on which the app is installed six times (six device IDs, six keys).
+    var installs: [AppleClient]
     let paidUser = #"{"sub":"user-paid-0001","plan":"paid"}"#
     let freeUser = #"{"sub":"user-free-0001"}"#
 
@@ -46,6 +48,14 @@ final class Session {
             authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
         )
         iphone = try AppleClient(deviceID: Self.newDeviceID(), device: device, api: api)
+        let phone = SimulatedDevice(
+            teamId: options.teamID,
+            bundleId: options.bundleID,
+            environment: .development,
+            authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
+        )
+        let api = api
+        installs = try (0..<6).map { _ in try AppleClient(deviceID: Session.newDeviceID(), device: phone, api: api) }
         let google = FakeGoogle(
             baseURL: options.google,
             packageName: options.androidPackage,
@@ -59,6 +69,7 @@ final class Session {
     func play() async throws {
         try await genuineIPhone()
         try await scriptWithMintedIDs()
+        try await onePhoneManyIDs()
         try await android()
         try await allowance()
         try await upstreamFailure()
@@ -89,6 +100,16 @@ final class Session {
         }
         print(
             "  \(report.pad("6 minted IDs", 20)) \(report.pad("DEVICE#<each>", 48)) generation \(mintedGeneration), tutor \(mintedTutor) (all six)"
+        )
+        var installGeneration = 0
+        for install in installs {
+            installGeneration += try await counters.allowanceUsed(
+                partition: "DEVICE#\(install.deviceID)",
+                feature: "generation"
+            )
+        }
+        print(
+            "  \(report.pad("one iPhone, 6 IDs", 20)) \(report.pad("DEVICE#<each>", 48)) generation \(installGeneration) (all six)"
         )
     }
 

@@ -10,6 +10,8 @@ enum SessionCommand {
         var harness = ""
         var google = ""
         var upstream = ""
+        /// fake Apple (`local-harness/fake_apple.py`): its DeviceCheck counts, read after the tier steps.
+        var apple = ""
         var caDirectory = ""
         /// `AI_DAILY_CALL_BUDGET` and the generation route's daily allowance as `bootstrap` was given them.
         var budget = 13
@@ -23,7 +25,9 @@ enum SessionCommand {
 
     static func run(_ arguments: [String]) async -> Int32 {
         guard let options = parse(arguments) else {
-            print("usage: attestgate-demo session --front URL --harness URL --google URL --upstream URL --ca DIR")
+            print(
+                "usage: attestgate-demo session --front URL --harness URL --google URL --upstream URL --apple URL --ca DIR"
+            )
             print("         --cert-digest D [--budget N] [--allowance N] [--team-id T] [--bundle-id B] [--check]")
             return 2
         }
@@ -53,6 +57,7 @@ enum SessionCommand {
             case "--harness": options.harness = value
             case "--google": options.google = value
             case "--upstream": options.upstream = value
+            case "--apple": options.apple = value
             case "--ca": options.caDirectory = value
             case "--cert-digest": options.certificateDigest = value
             case "--team-id": options.teamID = value
@@ -68,7 +73,9 @@ enum SessionCommand {
             default: return nil
             }
         }
-        let required = [options.front, options.harness, options.google, options.upstream, options.caDirectory]
+        let required = [
+            options.front, options.harness, options.google, options.upstream, options.apple, options.caDirectory,
+        ]
         return required.contains("") || options.certificateDigest.isEmpty ? nil : options
     }
 }

@@ -113,9 +113,11 @@ package struct AppAttestVerifier: Sendable {
         return receipt
     }
 
-    /// What key registration runs: `verifyAttestation`, then `verifyReceipt` on its result. A key is
-    /// registered only when both pass.
-    /// - Throws: `AppAttestError` with the slug of the first failing check.
+    /// What key registration runs: `verifyAttestation` (Apple's nine steps, which alone decide), then
+    /// `verifyReceipt` on its result, whose refusal is reported, not thrown: a genuine attestation whose
+    /// receipt our check refuses (early iOS 14 receipts signed over the content instead of the signed
+    /// attributes) is still a genuine key; its device tier waits for a receipt Apple returns (docs/appattest.md).
+    /// - Throws: `AppAttestError` with the slug of the first failing check of Apple's steps.
     package func verifyRegistration(
         keyId: [UInt8],
         attestation: [UInt8],
@@ -128,8 +130,14 @@ package struct AppAttestVerifier: Sendable {
             clientDataHash: clientDataHash,
             now: now
         )
-        let receipt = try verifyReceipt(of: key, clientDataHash: clientDataHash, now: now)
-        return VerifiedRegistration(key: key, receipt: receipt)
+        do {
+            return VerifiedRegistration(
+                key: key,
+                receipt: try verifyReceipt(of: key, clientDataHash: clientDataHash, now: now)
+            )
+        } catch {
+            return VerifiedRegistration(key: key, receiptRefusal: error)
+        }
     }
 
     /// Apple's steps in the seed's order.

@@ -11,7 +11,7 @@ package struct AttestedKey: Sendable, Hashable {
     package let appId: AppID
     /// The receipt from the attestation statement, exactly as received and not yet checked: Apple's nine
     /// steps do not cover it. `AppAttestVerifier.verifyReceipt` checks it; key registration runs both
-    /// through `verifyRegistration` and stores `VerifiedRegistration.receipt.bytes`, never these.
+    /// through `verifyRegistration` and stores these bytes with whether our check passed.
     package let unverifiedReceipt: [UInt8]
     /// DER of the credential certificate (the x5c leaf), which an ATTEST receipt repeats in field 3.
     package let credentialCertificateDER: [UInt8]
@@ -19,8 +19,29 @@ package struct AttestedKey: Sendable, Hashable {
     package let counter: UInt32
 }
 
-/// A registration's evidence, both parts verified: the attested key and its ATTEST receipt.
+/// A registration's evidence: the key that passed Apple's nine steps (what decides the registration) and
+/// what our own check of its ATTEST receipt found (docs/appattest.md, "A receipt our check refuses").
 package struct VerifiedRegistration: Sendable, Hashable {
     package let key: AttestedKey
-    package let receipt: AppAttestReceipt
+    /// The verified ATTEST receipt; nil when our check refused it (`receiptRefusal` says why).
+    package let receipt: AppAttestReceipt?
+    /// Why our check refused the receipt; nil when it passed.
+    package let receiptRefusal: AppAttestError?
+
+    package init(key: AttestedKey, receipt: AppAttestReceipt) {
+        self.key = key
+        self.receipt = receipt
+        self.receiptRefusal = nil
+    }
+
+    package init(key: AttestedKey, receiptRefusal: AppAttestError) {
+        self.key = key
+        self.receipt = nil
+        self.receiptRefusal = receiptRefusal
+    }
+
+    /// The receipt as received (verified or not): what the key row stores and Apple's exchange takes.
+    package var receiptBytes: [UInt8] { key.unverifiedReceipt }
+    /// Whether our check passed.
+    package var receiptVerified: Bool { receipt != nil }
 }

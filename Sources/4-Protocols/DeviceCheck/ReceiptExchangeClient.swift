@@ -62,6 +62,10 @@ package struct ReceiptExchangeError: Error, Hashable, CustomStringConvertible {
         package static let signingFailed = Reason("receipt_exchange.signing_failed")
         /// Another status.
         package static let refused = Reason("receipt_exchange.refused")
+        /// The device ID's daily DeviceCheck budget is spent; Apple was not called.
+        package static let budgetExhausted = Reason("receipt_exchange.budget_exhausted")
+        /// The budget's store failed; Apple was not called.
+        package static let budgetUnavailable = Reason("receipt_exchange.budget_unavailable")
     }
 
     package let reason: Reason
@@ -105,9 +109,12 @@ package struct ReceiptExchangeClient: Sendable {
     }
 
     /// Exchanges `receipt` (the stored ATTEST or RECEIPT receipt, DER).
+    /// - Parameter charge: whose daily DeviceCheck budget pays for the call (one unit, spent after our JWT
+    ///   is signed and the deadline checked, before Apple is called); nil for tools that pay nothing.
     /// - Throws: `ReceiptExchangeError` for every answer but `200` with base64 and `304`.
     package func exchange(
         receipt: [UInt8],
+        charge: DeviceCheckCharge? = nil,
         now: Date,
         deadline: Deadline
     ) async throws(ReceiptExchangeError)
@@ -122,6 +129,16 @@ package struct ReceiptExchangeClient: Sendable {
         } catch {
             logger.warning("receipt exchange jwt signing failed", ["reason": .string(error.reason.slug)])
             throw ReceiptExchangeError(.signingFailed)
+        }
+        guard deadline.remaining >= Self.minimumAttempt else { throw ReceiptExchangeError(.deadlineExceeded) }
+        if let charge {
+            let decision: DeviceCheckBudgetDecision
+            do {
+                decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
+            } catch {
+                throw ReceiptExchangeError(.budgetUnavailable)
+            }
+            guard decision == .spent else { throw ReceiptExchangeError(.budgetExhausted) }
         }
         let remaining = deadline.remaining
         guard remaining >= Self.minimumAttempt else { throw ReceiptExchangeError(.deadlineExceeded) }

@@ -1,3 +1,5 @@
+package import FoundationEssentials
+
 /// An App Attest key as stored for a device ID.
 package struct StoredAppAttestKey: Sendable, Hashable {
     package let keyId: [UInt8]
@@ -10,13 +12,52 @@ package struct StoredAppAttestKey: Sendable, Hashable {
     /// `TEAMID.bundle.id` the key was attested for; nil on rows written before App IDs were stored (those
     /// are checked against the configured App IDs, and pinned by their next accepted assertion).
     package let appId: String?
+    /// The key's receipt and fraud-risk metric (docs/appattest.md, "The fraud-risk metric").
+    package var risk: StoredRisk
 
-    package init(keyId: [UInt8], publicKey: [UInt8], counter: UInt32, environment: String, appId: String? = nil) {
+    package init(
+        keyId: [UInt8],
+        publicKey: [UInt8],
+        counter: UInt32,
+        environment: String,
+        appId: String? = nil,
+        risk: StoredRisk = StoredRisk()
+    ) {
         self.keyId = keyId
         self.publicKey = publicKey
         self.counter = counter
         self.environment = environment
         self.appId = appId
+        self.risk = risk
+    }
+}
+
+/// The receipt state on a key's `ATTEST_KEY` row: the latest receipt (the ATTEST one until Apple returns a
+/// RECEIPT), whether our check refused it, and what the last verified exchange said.
+package struct StoredRisk: Sendable, Hashable {
+    /// `receipt`: the ATTEST receipt, or the last RECEIPT Apple returned (nil on rows without one).
+    package var receipt: [UInt8]?
+    /// `receipt_unverified`: our check refused the ATTEST receipt and Apple has not returned a verified one.
+    package var unverified: Bool
+    /// `risk_metric`: the last verified receipt's fraud-risk metric.
+    package var metric: Int?
+    /// `risk_not_before`: before this, Apple answers an exchange with 304.
+    package var notBefore: Date?
+    /// `risk_day`: the UTC day (YYYY-MM-DD) of the last exchange that Apple answered.
+    package var exchangedDay: String?
+
+    package init(
+        receipt: [UInt8]? = nil,
+        unverified: Bool = false,
+        metric: Int? = nil,
+        notBefore: Date? = nil,
+        exchangedDay: String? = nil
+    ) {
+        self.receipt = receipt
+        self.unverified = unverified
+        self.metric = metric
+        self.notBefore = notBefore
+        self.exchangedDay = exchangedDay
     }
 }
 

@@ -28,6 +28,15 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     package static let methodMismatch = GateReason("binding.method_mismatch")
     /// The client data names another path.
     package static let pathMismatch = GateReason("binding.path_mismatch")
+
+    // The fraud-risk metric (issue 17, docs/appattest.md "The fraud-risk metric"): `tierReason` slugs.
+
+    /// A verified receipt's metric is above `RISK_METRIC_MAX`: `repeat`, and bit 1 where a token is at hand.
+    package static let riskFlagged = GateReason("risk.flagged")
+    /// Our check refused the attestation's receipt and Apple has not returned a verified one: `unknown`.
+    package static let riskUnverified = GateReason("risk.unverified")
+    /// Apple's receipt endpoint gave no verified receipt (down, refusing, the budget spent): `unknown`.
+    package static let riskUnavailable = GateReason("risk.unavailable")
     /// The client data hashes another body.
     package static let bodyMismatch = GateReason("binding.body_mismatch")
     /// No proof header at all.

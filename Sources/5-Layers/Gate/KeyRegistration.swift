@@ -20,19 +20,23 @@ package struct KeyRegistration: Sendable {
     let tiering: RegistrationTiering?
     /// `ATTESTGATE_ENV`, the dimension of the `unavailable` metric a tier step counts.
     let environment: String
+    /// The fraud-risk metric the tier step reads (nil: not asked, the receipt exchange is off).
+    let risk: (any RegistrationRisk)?
 
     package init(
         challenges: any ChallengeStore,
         keys: any AppAttestKeyStore,
         verifier: AppAttestVerifier,
         tiering: RegistrationTiering? = nil,
-        environment: String = "production"
+        environment: String = "production",
+        risk: (any RegistrationRisk)? = nil
     ) {
         self.challenges = challenges
         self.keys = keys
         self.verifier = verifier
         self.tiering = tiering
         self.environment = environment
+        self.risk = risk
     }
 
     /// The route name of the registration's metric line.
@@ -78,6 +82,13 @@ package struct KeyRegistration: Sendable {
             logger.info("key registration refused", ["reason": .string(error.reason.slug), "device": .string(device)])
             return rejected
         }
+        // Apple's nine steps decided; a receipt our own check refuses is stored marked unverified (point 4).
+        if let refusal = registration.receiptRefusal {
+            logger.warning(
+                "attestation receipt unverified",
+                ["reason": .string(refusal.reason.slug), "device": .string(device)]
+            )
+        }
 
         let attested = registration.key
         let stored = StoredAppAttestKey(
@@ -85,11 +96,12 @@ package struct KeyRegistration: Sendable {
             publicKey: attested.publicKey.derRepresentation,
             counter: attested.counter,
             environment: attested.environment.rawValue,
-            appId: attested.appId.string
+            appId: attested.appId.string,
+            risk: StoredRisk(unverified: !registration.receiptVerified)
         )
         let binding: KeyBinding
         do {
-            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: registration.receipt.bytes)
+            guard let bound = try await keys.bind(deviceID: deviceID, key: stored, receipt: registration.receiptBytes)
             else {
                 logger.warning(
                     "key registration refused",
@@ -110,11 +122,17 @@ package struct KeyRegistration: Sendable {
                     deviceID: deviceID,
                     deviceCheckToken: deviceCheckToken,
                     binding: binding,
-                    // TODO(integrator, w-risk): the receipt exchange's signal and RISK_METRIC_MAX:
-                    // `{ await risk?.riskAtRegistration(deviceID:registration:binding:now:deadline:) ?? .notAsked }`
-                    // and `riskMax: risk?.metricMax ?? 5`.
-                    risk: { .notAsked },
-                    riskMax: 5,
+                    // The receipt exchange (docs/appattest.md "The fraud-risk metric"), read with the mark.
+                    risk: { [risk] in
+                        await risk?.riskAtRegistration(
+                            deviceID: deviceID,
+                            registration: registration,
+                            binding: binding,
+                            now: now,
+                            deadline: Deadline.forCall()
+                        ) ?? .notAsked
+                    },
+                    riskMax: risk?.metricMax ?? 5,
                     now: now,
                     deadline: Deadline.forCall()
                 )

@@ -28,6 +28,8 @@ package struct LayerOneEvidence: EvidenceSource {
     let appAttest: AppAttestVerifier?
     let play: PlayIntegrityVerifier?
     let deviceCheck: (any FallbackDeviceCheck)?
+    /// The fraud-risk metric's daily refresh (nil: device marks off).
+    let risk: (any RiskRefreshing)?
     let logger: Logger
 
     package init(
@@ -36,6 +38,7 @@ package struct LayerOneEvidence: EvidenceSource {
         appAttest: AppAttestVerifier?,
         play: PlayIntegrityVerifier?,
         deviceCheck: (any FallbackDeviceCheck)?,
+        risk: (any RiskRefreshing)? = nil,
         logger: Logger
     ) {
         self.challenges = challenges
@@ -43,6 +46,7 @@ package struct LayerOneEvidence: EvidenceSource {
         self.appAttest = appAttest
         self.play = play
         self.deviceCheck = deviceCheck
+        self.risk = risk
         self.logger = logger
     }
 
@@ -143,6 +147,20 @@ package struct LayerOneEvidence: EvidenceSource {
                 return await deviceCheck.check(token: deviceCheckToken, deviceID: deviceID, now: now)
             }
         )
+        // The fraud-risk metric's daily refresh, for a genuine App Attest call whose key row says it is due;
+        // decided from the row `lookup` read, so a call that is not due costs no request.
+        var recordedTier: RecordedTier?
+        if let risk, merged.outcome == .genuine, merged.decidedBy == .appAttest, case .success(let (key?, _)) = lookup,
+            risk.isDue(key, now: now)
+        {
+            recordedTier = await risk.refresh(
+                deviceID: deviceID,
+                key: key,
+                storedTier: tierReport.profile?.tier,
+                deviceCheckToken: request.header(Header.deviceCheck),
+                now: now
+            )
+        }
         if merged.unavailableRejected {
             logger.warning(
                 "attestation provider unavailable",
@@ -157,6 +175,7 @@ package struct LayerOneEvidence: EvidenceSource {
             spentChallenge: true,
             profile: tierReport.profile,
             attestedKey: tierReport.attestedKey,
+            recordedTier: recordedTier,
             providerUnavailable: merged.unavailableRejected
         )
         if merged.passes, merged.decidedBy == .playIntegrity, let playCheck,

@@ -109,6 +109,15 @@ extension Application {
             random: random,
             logger: logger
         )
+        let risk = receiptRisk(
+            configuration,
+            key: deviceCheckKey,
+            verifier: appAttest,
+            table: table,
+            marks: marks,
+            transport: transport,
+            logger: logger
+        )
         let evidence = LayerOneEvidence(
             challenges: challengeStore,
             keys: keyStore,
@@ -122,6 +131,7 @@ extension Application {
                 random: random,
                 logger: logger
             ),
+            risk: risk?.refresh,
             logger: logger
         )
 
@@ -173,7 +183,8 @@ extension Application {
                     keys: keyStore,
                     verifier: $0,
                     tiering: tiering,
-                    environment: configuration.environment.rawValue
+                    environment: configuration.environment.rawValue,
+                    risk: risk?.registration
                 )
             }
         )

@@ -1,5 +1,6 @@
 internal import AttestCore
 package import CivilTime
+internal import DeviceCheck
 internal import Dialects
 internal import Gate
 internal import HTTPClient
@@ -81,6 +82,11 @@ extension Configuration {
         }
         deviceCheckEndpoint = reader.url("DEVICECHECK_ENDPOINT") ?? deviceCheckEndpoint
         deviceCheckBudgetPerDevice = reader.number("DEVICECHECK_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
+        riskMetricMax = reader.number("RISK_METRIC_MAX", default: 5, range: 0...1000)
+        appAttestReceiptEndpoint =
+            reader.url("APP_ATTEST_RECEIPT_ENDPOINT")
+            ?? (appAttestEnvironment == .production
+                ? ReceiptExchangeConfiguration.productionEndpoint : ReceiptExchangeConfiguration.developmentEndpoint)
         deviceMarks = reader.choice("DEVICE_MARKS", default: false, parse: { ["on": true, "off": false][$0] })
         deviceMarkMonths = reader.number("DEVICE_MARK_MONTHS", default: 3, range: 1...120)
         if deviceMarks && deviceCheck == nil {
@@ -139,6 +145,13 @@ extension Configuration {
                 .trustRootInProduction,
                 "APP_ATTEST_TRUST_ROOT",
                 "a replacement trust root is refused with ATTESTGATE_ENV=production"
+            )
+        }
+        if environment == .production, !appAttestReceiptEndpoint.hasPrefix("https://") {
+            reader.problem(
+                .developmentOnly,
+                "APP_ATTEST_RECEIPT_ENDPOINT",
+                "a plain-http receipt exchange endpoint is refused with ATTESTGATE_ENV=production"
             )
         }
         if environment == .production, !allowSeedRelease, let route = routes.first(where: { $0.release == .seed }) {

@@ -57,6 +57,7 @@ extension Configuration {
                 .object([
                     "teamId": .string(app.teamID), "bundleIds": .array(app.bundleIDs.map(JSONValue.string)),
                     "environment": .string(appAttestEnvironment.rawValue), "trustRoot": string(appAttestTrustRoot),
+                    "receiptEndpoint": .string(appAttestReceiptEndpoint), "riskMetricMax": int(riskMetricMax),
                 ])
             } ?? .null,
             "playIntegrity": playIntegrity.map { play in

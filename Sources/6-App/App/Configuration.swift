@@ -79,6 +79,10 @@ package struct Configuration: Sendable {
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"
     /// `DEVICECHECK_BUDGET_PER_DEVICE`: DeviceCheck queries per device ID and UTC day.
     package var deviceCheckBudgetPerDevice = 30
+    /// `RISK_METRIC_MAX`: an App Attest fraud-risk metric above it makes the device ID `repeat`.
+    package var riskMetricMax = 5
+    /// `APP_ATTEST_RECEIPT_ENDPOINT`: Apple's receipt exchange host (default by `APP_ATTEST_ENVIRONMENT`).
+    package var appAttestReceiptEndpoint = "https://data.appattest.apple.com"
     /// `DEVICE_MARKS=on`: App Attest key registrations tier their device ID by DeviceCheck's two bits
     /// (docs/appattest.md "Device marks"); needs `deviceCheck`.
     package var deviceMarks = false

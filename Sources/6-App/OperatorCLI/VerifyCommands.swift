@@ -41,20 +41,22 @@ enum VerifyCommands {
         let environment: AppAttestEnvironment = options.flags.contains("--development") ? .development : .production
         let verifier = AppAttestVerifier(teamId: teamId, bundleIds: bundleIds, environment: environment, trust: trust)
         do {
-            // What key registration accepts: Apple's steps, then the ATTEST receipt.
-            let key = try verifier.verifyRegistration(
+            // What key registration accepts: Apple's steps decide; the ATTEST receipt's check is reported.
+            let registration = try verifier.verifyRegistration(
                 keyId: keyId,
                 attestation: attestation,
                 clientDataHash: clientDataHash,
                 now: now
-            ).key
-            CLIOutput.json(
-                .object([
-                    "result": .string("accepted"), "keyId": .string(Bytes.base64(key.keyId)),
-                    "environment": .string(key.environment.rawValue),
-                    "publicKey": .string(Bytes.base64(key.publicKey.derRepresentation)),
-                ])
             )
+            let key = registration.key
+            var fields: [String: JSONValue] = [
+                "result": .string("accepted"), "keyId": .string(Bytes.base64(key.keyId)),
+                "environment": .string(key.environment.rawValue),
+                "publicKey": .string(Bytes.base64(key.publicKey.derRepresentation)),
+                "receipt": .string(registration.receiptVerified ? "verified" : "unverified"),
+            ]
+            if let refusal = registration.receiptRefusal { fields["receiptReason"] = .string(refusal.reason.slug) }
+            CLIOutput.json(.object(fields))
             return 0
         } catch {
             return rejected(error)

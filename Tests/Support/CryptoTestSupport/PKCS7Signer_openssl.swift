@@ -7,7 +7,8 @@ enum PKCS7Signer {
         _ content: [UInt8],
         signer: Certificate,
         key: PrivateKey,
-        extraCertificates: [Certificate]
+        extraCertificates: [Certificate],
+        signedAttributes: Bool = false
     ) throws(CryptoError) -> [UInt8] {
         let signerX509 = try OwnedCertificate(signer)
         let signingKey = try OwnedKey(pem: key.pemRepresentation)
@@ -22,11 +23,12 @@ enum PKCS7Signer {
             X509_up_ref(certificate.pointer)  // released by pop_free
             _ = cshim_sk_X509_push(stack, certificate.pointer)
         }
+        let flags = Int32(signedAttributes ? PKCS7_BINARY | PKCS7_NOSMIMECAP : PKCS7_BINARY | PKCS7_NOATTR)
         // The memory BIO reads `content` in place, so it lives and dies inside the buffer's scope.
         let p7: UnsafeMutablePointer<PKCS7>? = content.withUnsafeBufferPointer { buffer in
             guard let input = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
             defer { BIO_free(input) }
-            return PKCS7_sign(signerX509.pointer, signingKey.pointer, stack, input, Int32(PKCS7_BINARY | PKCS7_NOATTR))
+            return PKCS7_sign(signerX509.pointer, signingKey.pointer, stack, input, flags)
         }
         guard let p7 else { throw OpenSSLErrorQueue.error(.internalFailure, "PKCS7_sign") }
         defer { PKCS7_free(p7) }

@@ -43,6 +43,9 @@ package struct AttestationOptions: Sendable {
         package var environment: String? = nil
         /// Changes one content byte after signing, so the PKCS#7 signature no longer matches.
         package var tamperAfterSigning = false
+        /// Carries signed attributes but signs the content itself instead of them (as some early iOS 14
+        /// receipts do): a correct-looking signature that PKCS#7 verification refuses.
+        package var signatureOverContent = false
         /// Signs with this authority's receipt signer instead of the device's (a chain to another root).
         package var signer: SimulatedAppleCA? = nil
     }

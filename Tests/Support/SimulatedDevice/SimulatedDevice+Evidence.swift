@@ -52,6 +52,11 @@ extension SimulatedDevice {
             let oid: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x63, 0x64, 0x04, 0x18]
             extensions.append(.init(oid: "2.5.29.37", value: DERWriter.sequence([oid])))
         }
+        // Not Apple's: names the physical device, so that local-harness/fake_apple.py can answer a receipt
+        // exchange with that device's risk metric (Apple knows the device; the fake reads this).
+        extensions.append(
+            .init(oid: "1.3.6.1.4.1.55555.17", value: DERWriter.octets(Array("simdevice:\(physicalID);".utf8)))
+        )
         if options.unknownCriticalExtension {
             extensions.append(.init(oid: "1.3.6.1.4.1.55555.1", critical: true, value: [0x05, 0x00]))
         }
@@ -96,12 +101,20 @@ extension SimulatedDevice {
             field(21, text(iso8601(now.addingTimeInterval(90 * 86_400)))),
         ]
         let signer = options.signer ?? authority
-        var receipt = try SignedData.sign(
-            DERWriter.set(fields),
-            signer: signer.receiptSigner,
-            key: signer.receiptSignerKey,
-            extraCertificates: [signer.receiptCA]
-        )
+        var receipt =
+            options.signatureOverContent
+            ? try SignedData.signOverContentWithSignedAttributes(
+                DERWriter.set(fields),
+                signer: signer.receiptSigner,
+                key: signer.receiptSignerKey,
+                extraCertificates: [signer.receiptCA]
+            )
+            : try SignedData.sign(
+                DERWriter.set(fields),
+                signer: signer.receiptSigner,
+                key: signer.receiptSignerKey,
+                extraCertificates: [signer.receiptCA]
+            )
         if options.tamperAfterSigning, let index = receipt.firstRange(of: Array("ATTEST".utf8))?.lowerBound {
             receipt[index] = UInt8(ascii: "B")  // "BTTEST": still well-formed, no longer what was signed
         }

@@ -52,3 +52,11 @@ extension SimulatedDevice {
         )
     }
 }
+
+extension SimulatedAppleCA {
+    /// The receipt signer's key (PKCS#8 PEM) and its chain below the root (signer, receipt CA; DER), for a fake
+    /// Apple that issues `RECEIPT` receipts as this authority (`FakeAppleProcess.setReceiptSigner`).
+    package var receiptSigning: (keyPEM: String, certificates: [[UInt8]]) {
+        (receiptSignerKey.pemRepresentation, [receiptSigner.derRepresentation, receiptCA.derRepresentation])
+    }
+}

@@ -108,4 +108,34 @@ public final class FakeAppleProcess: Sendable {
     public func stats(transport: some HTTPTransport) async throws -> JSONValue {
         try JSONValue.parse(try await transport.send(HTTPRequest(method: "GET", url: baseURL + "/control/stats")).body)
     }
+
+    /// Lets the fake issue `RECEIPT` receipts itself, signed with `keyPEM` (PKCS#8 P-256) and carrying
+    /// `certificates` (DER: the signer's, then the receipt CA's), e.g. a simulated Apple CA's `receiptSigning`.
+    public func setReceiptSigner(keyPEM: String, certificates: [[UInt8]], transport: some HTTPTransport) async throws {
+        try await control(
+            "/control/receipt-signer",
+            .object([
+                "key": .string(keyPEM), "certificates": .array(certificates.map { .string(Bytes.base64($0)) }),
+            ]),
+            transport: transport
+        )
+    }
+
+    /// Makes App Attest key `keyId` one of physical device `device`'s (its receipts then report the device's metric).
+    public func registerKey(_ keyId: [UInt8], device: String, transport: some HTTPTransport) async throws {
+        try await control(
+            "/control/key",
+            .object(["keyId": .string(Bytes.base64(keyId)), "device": .string(device)]),
+            transport: transport
+        )
+    }
+
+    /// The fraud-risk metric the fake reports for `device`'s keys.
+    public func setRiskMetric(_ metric: Int, device: String, transport: some HTTPTransport) async throws {
+        try await control(
+            "/control/metric",
+            .object(["device": .string(device), "metric": .int(Int64(metric))]),
+            transport: transport
+        )
+    }
 }

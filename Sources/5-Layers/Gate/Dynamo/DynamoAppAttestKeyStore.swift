@@ -32,7 +32,8 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
                     publicKey: publicKey,
                     counter: counterValue,
                     environment: item["environment"]?.stringValue ?? "",
-                    appId: item["app_id"]?.stringValue
+                    appId: item["app_id"]?.stringValue,
+                    risk: Self.risk(item)
                 )
             case "PROFILE":
                 profile = try DeviceProfile(row: item)
@@ -81,10 +82,17 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
         ]
         if let appId = key.appId { set.append("\(name: "app_id") = \(value: .s(appId))") }
         if !receipt.isEmpty { set.append("\(name: "receipt") = \(value: .b(receipt))") }
+        // A new key starts over: no metric, not-before or exchange day of the key it replaces.
+        var remove: [DynamoExpression] = Self.riskAttributes.map { "\(name: $0)" }
+        if key.risk.unverified {
+            set.append("\(name: "receipt_unverified") = \(value: .bool(true))")
+        } else {
+            remove.append("\(name: "receipt_unverified")")
+        }
         let outcome = try await table.update(
             "key_bind",
             key: Self.keyRow(deviceID),
-            update: UpdateExpression(set: set),
+            update: UpdateExpression(set: set, remove: remove),
             condition: "attribute_not_exists(\(name: "key_id")) OR \(name: "key_id") <> \(value: .b(key.keyId))",
             tokenAttribute: "bind_write",
             returnValues: .allNew
@@ -102,10 +110,16 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
         var set: [DynamoExpression] = ["\(name: "environment") = \(value: .s(key.environment))"]
         if let appId = key.appId { set.append("\(name: "app_id") = \(value: .s(appId))") }
         if !receipt.isEmpty { set.append("\(name: "receipt") = \(value: .b(receipt))") }
+        var remove: [DynamoExpression] = []
+        if key.risk.unverified {
+            set.append("\(name: "receipt_unverified") = \(value: .bool(true))")
+        } else {
+            remove.append("\(name: "receipt_unverified")")
+        }
         let outcome = try await table.update(
             "key_refresh",
             key: Self.keyRow(deviceID),
-            update: UpdateExpression(set: set),
+            update: UpdateExpression(set: set, remove: remove),
             condition: "\(name: "key_id") = \(value: .b(key.keyId))",
             tokenAttribute: "refresh_write"
         )

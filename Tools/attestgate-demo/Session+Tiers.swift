@@ -1,0 +1,101 @@
+internal import AttestCore
+internal import HTTPClient
+
+/// Issue 17: one free tier per physical device (docs/gate.md "Device tiers"), with `DEVICE_MARKS=on` against
+/// fake Apple's DeviceCheck two bits. The generate route keeps the default `repeatAllowance` (none).
+extension Session {
+    /// One iPhone, the app installed six times (six device IDs, six App Attest keys, all genuine): one free
+    /// tier; then the first install reinstalled keeps its device ID and its tier.
+    func onePhoneManyIDs() async throws {
+        report.header("Device tiers: one iPhone minting six device IDs (DEVICE_MARKS=on, generate)")
+        let appleBefore = try await appleStats()
+        var bound = 0
+        for index in installs.indices {
+            let answer = try await installs[index].registerKey(now: clock.now())
+            if answer.status == 200, (try? JSONValue.parse(answer.body))?["binding"]?.stringValue == "bound" {
+                bound += 1
+            }
+        }
+        report.step(
+            "iPhone (one phone)",
+            "6 installs register 6 keys, each with a DeviceCheck token",
+            expected: "6x 200 bound (the tier is never told)",
+            got: "\(bound)x 200 bound",
+            ok: bound == installs.count
+        )
+        var answers: [HTTPResponse] = []
+        for index in installs.indices {
+            answers.append(try await installs[index].call(Self.generatePath, body: Self.generateBody))
+        }
+        let served = answers.filter { $0.status == 200 }.count
+        let refused = answers.filter { $0.status == 429 && $0.errorCode == "quota_exhausted" }.count
+        report.step(
+            "iPhone (one phone)",
+            "each of the 6 device IDs generates once",
+            expected: "1x 200 (the first ID), 5x 429 quota_exhausted",
+            got:
+                "\(served)x 200\(answers.first?.status == 200 ? " (the first ID)" : ""), \(refused)x 429 quota_exhausted",
+            ok: served == 1 && answers.first?.status == 200 && refused == installs.count - 1
+        )
+        var tiers: [String] = []
+        for install in installs { tiers.append(try await counters.tier(deviceID: install.deviceID) ?? "none") }
+        let appleAfter = try await appleStats()
+        let queries = appleAfter.queries - appleBefore.queries
+        let updates = appleAfter.updates - appleBefore.updates
+        report.step(
+            "DynamoDB + Apple",
+            "the 6 PROFILE rows' tiers; DeviceCheck requests",
+            expected: "1 first, 5 repeat; 6 queries, 1 update (bit 0)",
+            got: "\(tiers.filter { $0 == "first" }.count) first, \(tiers.filter { $0 == "repeat" }.count) repeat; "
+                + "\(queries) queries, \(updates) update\(updates == 1 ? "" : "s")",
+            ok: tiers.first == "first" && tiers.dropFirst().allSatisfy { $0 == "repeat" } && queries == installs.count
+                && updates == 1
+        )
+        let lines = try await decisionTiers(of: installs.map(\.deviceID))
+        report.step(
+            "logs",
+            "the decision lines' tier and tierReason",
+            expected: "first/mark.clear, 5x repeat/mark.set",
+            got: lines.joined(separator: ", "),
+            ok: lines.first == "first/mark.clear" && lines.count == installs.count
+                && lines.dropFirst().allSatisfy { $0 == "repeat/mark.set" }
+        )
+
+        // A reinstall: App Attest keys do not survive it, the device ID in the Keychain does.
+        try installs[0].reinstall()
+        let rebound = try await installs[0].registerKey(now: clock.now())
+        let binding = (try? JSONValue.parse(rebound.body))?["binding"]?.stringValue
+        let again = try await installs[0].call(Self.generatePath, body: Self.generateBody)
+        let kept = try await counters.tier(deviceID: installs[0].deviceID)
+        report.step(
+            "iPhone (one phone)",
+            "reinstalls the first ID's app: new key, same device ID",
+            expected: "200 rebound, then 200 with cards (first kept)",
+            got: "\(rebound.status) \(binding ?? rebound.errorCode ?? ""), then \(describe(again))",
+            ok: rebound.status == 200 && binding == "rebound" && again.status == 200 && cards(again) > 0
+                && kept == "first"
+        )
+    }
+
+    /// fake Apple's DeviceCheck request counts.
+    func appleStats() async throws -> (queries: Int, updates: Int) {
+        let response = try await CurlTransport().send(HTTPRequest(method: "GET", url: options.apple + "/control/stats"))
+        let stats = try JSONValue.parse(response.body)
+        return (Int(stats["query_requests"]?.intValue ?? -1), Int(stats["update_requests"]?.intValue ?? -1))
+    }
+
+    /// `tier/tierReason` of each device ID's first generate decision line, in order.
+    func decisionTiers(of deviceIDs: [String]) async throws -> [String] {
+        var lines: [JSONValue] = []
+        for _ in 0..<30 {  // the bootstraps' lines reach the harness a moment after the answers
+            lines = try await stack.decisionLines().filter { $0["route"]?.stringValue == "generation" }
+            let seen = Set(lines.compactMap { $0["device"]?.stringValue })
+            if deviceIDs.allSatisfy({ seen.contains("…" + $0.suffix(6)) }) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return deviceIDs.map { id in
+            let line = lines.first { $0["device"]?.stringValue == "…" + id.suffix(6) }
+            return "\(line?["tier"]?.stringValue ?? "none")/\(line?["tierReason"]?.stringValue ?? "none")"
+        }
+    }
+}
