@@ -133,15 +133,16 @@ class Counter:
 # ------------------------------------------------------------------------------------------- cold start
 
 def first_next(sock, process, timeout=30):
-    """Accepts connections on `sock` until one sends a GET /next; returns perf_counter_ns at that moment."""
+    """Accepts connections on `sock` until one sends a GET /next; returns perf_counter_ns at that moment and
+    that connection, left open: the process waits in the long poll, as with Lambda's Runtime API, instead
+    of handling a closed connection (and perhaps exiting) before it is killed."""
     sock.settimeout(timeout)
     while True:
         conn, _ = sock.accept()
         request = read_request(conn, b"")
         stamp = time.perf_counter_ns()
         if request and request[0] == b"GET" and request[1] == NEXT:
-            conn.close()
-            return stamp
+            return stamp, conn
         conn.close()
         if process.poll() is not None:
             raise RuntimeError("process exited with %s before GET /next" % process.returncode)
@@ -158,15 +159,18 @@ def cold_start(command, env, runs):
         process = subprocess.Popen(command, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE)
         try:
-            stamp = first_next(sock, process)
+            stamp, conn = first_next(sock, process)
         except (RuntimeError, socket.timeout) as error:
             process.kill()
             sys.exit("cold start of %s failed: %s\n%s" % (command[0], error, process.stderr.read().decode()))
         times.append((stamp - start) / 1e6)
-        process.kill()
+        # os.kill, not Popen.kill: that polls first and would reap a process that already exited, leaving
+        # wait4 no child (and no rusage) to read.
+        os.kill(process.pid, 9)
         process.stderr.close()
         _, _, usage = os.wait4(process.pid, 0)
         process.returncode = -9
+        conn.close()
         cpu.append((usage.ru_utime + usage.ru_stime) * 1000)
         sock.close()
     return times, cpu

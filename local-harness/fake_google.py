@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Loopback stand-ins for Google (OAuth token endpoint + Play Integrity decode) and Apple DeviceCheck.
+"""Loopback stand-ins for Google (OAuth token endpoint, Play Integrity decode and device recall) and Apple DeviceCheck.
 
 Standard library only. One HTTP server on 127.0.0.1 serves:
 
@@ -16,7 +16,15 @@ Standard library only. One HTTP server on 127.0.0.1 serves:
                                                 registered for the body's integrityToken (else 400
                                                 INVALID_ARGUMENT), wrapped as {"tokenPayloadExternal": ...}.
                                                 With an activity level set (below), a verdict that carries no
-                                                deviceIntegrity.recentDeviceActivity answers that level.
+                                                deviceIntegrity.recentDeviceActivity answers that level. A
+                                                token registered for a physical device (below) answers that
+                                                device's deviceIntegrity.deviceRecall and activity level.
+  POST /v1/{package}/deviceRecall:write         Play Integrity device recall write. Needs our bearer token like
+                                                decode (else 401); body {"integrityToken": T, "newValues":
+                                                {"bitFirst": bool, ...}}: T must be a token registered for a
+                                                physical device with this package (else 400 INVALID_ARGUMENT).
+                                                The bits given are stored on that device (a bit left out keeps
+                                                its value; a set bit's write date is this month, UTC); answers {}.
   POST /v1/validate_device_token                Apple DeviceCheck. Needs "Authorization: Bearer <ES256 JWT>"
                                                 whose signature verifies with the public half of the .p8 key
                                                 given at start (kid, iss checked when configured), then 200
@@ -34,9 +42,22 @@ Control (same port):
                                                         deviceIntegrity.recentDeviceActivity at that level
   POST /control/activity    {"level": "LEVEL_4"}        deviceActivityLevel for every verdict without its own
                             {"level": null}             none (the field stays absent: UNEVALUATED)
+  Physical devices (device recall and activity per phone; one phone can mint tokens for many device IDs):
+                            /control/verdict {..., "device": D}  the token was made on physical device D: its
+                                                        decode carries D's deviceRecall (proto3 JSON: only true
+                                                        bits, dates only for set bits) and D's activity level
+  POST /control/device      {"device": D, "activity": "LEVEL_4", "recall": {"bitFirst": true}, "writeDates":
+                            {"yyyymmFirst": 202401}}    set D's activity level (null: none) and recall bits
+  POST /control/recall      {"enabled": false}          verdicts carry no deviceRecall (recall not turned on)
+                            {"status": 500}             answer every write with this status (200 = normal)
+                            {"hang": S}                 accept writes and answer only after S seconds
+                            {"raw": {...}}              every device's deviceRecall is this value (bad shapes)
+                            {"propagationSeconds": 30}  a write shows in verdicts only this long after it
+                                                        (Google documents up to 30 s; 0 = at once)
   POST /control/devicecheck {"token": T, "valid": true} register a DeviceCheck device token; {"status": N} for all
                                                  requests; {"hang": S} waits S seconds before every answer
-  GET  /control/stats       counts of requests per endpoint and decodes per token
+  GET  /control/stats       counts of requests per endpoint, decodes per token, recall writes per device
+  GET  /control/device?device=D   D's recall bits, write dates and activity level
   POST /control/reset       forget modes, verdicts and counters (issued access tokens stay valid)
 
 Usage: fake_google.py [--service-account SA.json] [--devicecheck-key KEY.p8 --devicecheck-key-id ID
@@ -58,6 +79,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PLAY_SCOPE = "https://www.googleapis.com/auth/playintegrity"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 DECODE_PATH = re.compile(r"^/v1/([A-Za-z0-9_.]+):decodeIntegrityToken$")
+RECALL_WRITE_PATH = re.compile(r"^/v1/([A-Za-z0-9_.]+)/deviceRecall:write$")
+RECALL_BITS = ("bitFirst", "bitSecond", "bitThird")
+RECALL_DATES = {"bitFirst": "yyyymmFirst", "bitSecond": "yyyymmSecond", "bitThird": "yyyymmThird"}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -209,8 +233,39 @@ class State:
         self.devicecheck_tokens = {}
         self.devicecheck_status = 200
         self.devicecheck_hang = 0
+        # Physical devices: {id: {"bits": {bit: bool}, "dates": {bit: yyyymm}, "activity": level or None}}.
+        self.devices = {}
+        self.token_devices = {}
+        self.recall_enabled = True
+        self.recall_status = 200
+        self.recall_hang = 0
+        self.recall_raw = None
+        self.recall_propagation = 0
         self.stats = {"token_requests": 0, "tokens_issued": 0, "token_refusals": {}, "decode_requests": 0,
-                      "decodes_by_token": {}, "devicecheck_requests": 0}
+                      "decodes_by_token": {}, "devicecheck_requests": 0, "recall_write_requests": 0,
+                      "recall_writes_by_device": {}}
+
+    def device(self, name):
+        return self.devices.setdefault(name, {"bits": {bit: False for bit in RECALL_BITS}, "dates": {},
+                                              "activity": None, "pending": []})
+
+    def visible(self, name):
+        """A device's state with the writes whose propagation time has passed applied."""
+        device = self.device(name)
+        now = time.time()
+        while device["pending"] and device["pending"][0][0] <= now:
+            _, values, month = device["pending"].pop(0)
+            apply_recall(device, values, month)
+        return device
+
+    def recall_json(self, name):
+        """A device's deviceRecall as proto3 JSON prints it: false bits and unset dates left out."""
+        if self.recall_raw is not None:
+            return self.recall_raw
+        device = self.visible(name)
+        values = {bit: True for bit in RECALL_BITS if device["bits"][bit]}
+        dates = {RECALL_DATES[bit]: month for bit, month in device["dates"].items() if device["bits"][bit]}
+        return {"values": values, "writeDates": dates}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -237,6 +292,13 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/control/stats":
             with self.state.lock:
                 return self.reply(200, self.state.stats)
+        if self.path.startswith("/control/device?device="):
+            from urllib.parse import unquote
+            name = unquote(self.path.split("=", 1)[1])
+            with self.state.lock:
+                device = self.state.visible(name)
+                return self.reply(200, {"bits": device["bits"], "dates": device["dates"],
+                                        "activity": device["activity"]})
         self.reply(404, {"error": "not_found"})
 
     def do_POST(self):
@@ -247,6 +309,9 @@ class Handler(BaseHTTPRequestHandler):
         match = DECODE_PATH.match(path)
         if match:
             return self.decode(match.group(1), raw)
+        match = RECALL_WRITE_PATH.match(path)
+        if match:
+            return self.recall_write(match.group(1), raw)
         if path == "/v1/validate_device_token":
             return self.devicecheck(raw)
         if path.startswith("/control/"):
@@ -334,11 +399,61 @@ class Handler(BaseHTTPRequestHandler):
                 counts[token] = counts.get(token, 0) + 1
             verdict = self.state.verdicts.get(token) if isinstance(token, str) else None
             activity = self.state.activity_level
+            device = self.state.token_devices.get(token) if isinstance(token, str) else None
+            recall = None
+            if device is not None:
+                activity = self.state.device(device)["activity"] or activity
+                if self.state.recall_enabled:
+                    recall = self.state.recall_json(device)
         if verdict is None:
             return self.google_error(400)
         if "status" in verdict:
             return self.google_error(verdict["status"])
-        self.reply(200, with_activity(verdict["body"], activity) if activity is not None else verdict["body"])
+        body = with_activity(verdict["body"], activity) if activity is not None else verdict["body"]
+        if recall is not None:
+            body = with_recall(body, recall)
+        self.reply(200, body)
+
+    # --- Play Integrity device recall write -------------------------------------------------------
+
+    def recall_write(self, package, raw):
+        authorization = self.headers.get("Authorization") or ""
+        with self.state.lock:
+            self.state.stats["recall_write_requests"] += 1
+            authorised = authorization.startswith("Bearer ") and authorization[7:] in self.state.issued
+            status, hang = self.state.recall_status, self.state.recall_hang
+        if hang:
+            time.sleep(hang)
+        if status != 200:
+            return self.google_error(status)
+        if not authorised:
+            return self.google_error(401)
+        try:
+            body = json.loads(raw)
+            token, values = body["integrityToken"], body["newValues"]
+            assert isinstance(token, str) and isinstance(values, dict) and values
+            assert all(bit in RECALL_BITS and isinstance(value, bool) for bit, value in values.items())
+        except (json.JSONDecodeError, KeyError, TypeError, AssertionError):
+            return self.google_error(400)
+        with self.state.lock:
+            device = self.state.token_devices.get(token)
+            verdict = self.state.verdicts.get(token) or {}
+            payload = (verdict.get("body") or {}).get("tokenPayloadExternal") or {}
+            requested = (payload.get("requestDetails") or {}).get("requestPackageName")
+            if device is None or requested != package:
+                device = None
+            else:
+                state = self.state.visible(device)
+                month = int(time.strftime("%Y%m", time.gmtime()))
+                if self.state.recall_propagation > 0:
+                    state["pending"].append((time.time() + self.state.recall_propagation, values, month))
+                else:
+                    apply_recall(state, values, month)
+                writes = self.state.stats["recall_writes_by_device"]
+                writes[device] = writes.get(device, 0) + 1
+        if device is None:
+            return self.google_error(400)
+        self.reply(200, {})
 
     # --- Apple DeviceCheck ------------------------------------------------------------------------
 
@@ -406,6 +521,32 @@ class Handler(BaseHTTPRequestHandler):
                     if "deviceActivityLevel" in body:
                         payload = with_activity(payload, body["deviceActivityLevel"], replace=True)
                     self.state.verdicts[token] = {"body": payload}
+                if "device" in body:
+                    self.state.device(str(body["device"]))
+                    self.state.token_devices[token] = str(body["device"])
+            elif path == "/control/device":
+                device = self.state.device(str(body["device"]))
+                if "activity" in body:
+                    device["activity"] = body["activity"]
+                for bit, value in (body.get("recall") or {}).items():
+                    if bit in RECALL_BITS:
+                        device["bits"][bit] = bool(value)
+                        if not value:
+                            device["dates"].pop(bit, None)
+                for bit, date_key in RECALL_DATES.items():
+                    if date_key in (body.get("writeDates") or {}):
+                        device["dates"][bit] = int(body["writeDates"][date_key])
+            elif path == "/control/recall":
+                if "enabled" in body:
+                    self.state.recall_enabled = bool(body["enabled"])
+                if "status" in body:
+                    self.state.recall_status = int(body["status"])
+                if "hang" in body:
+                    self.state.recall_hang = float(body["hang"])
+                if "raw" in body:
+                    self.state.recall_raw = body["raw"]
+                if "propagationSeconds" in body:
+                    self.state.recall_propagation = float(body["propagationSeconds"])
             elif path == "/control/activity":
                 self.state.activity_level = body.get("level")
             elif path == "/control/devicecheck":
@@ -432,6 +573,29 @@ def with_activity(body, level, replace=False):
     if not isinstance(device, dict) or ("recentDeviceActivity" in device and not replace):
         return body
     device["recentDeviceActivity"] = {"deviceActivityLevel": level}
+    return body
+
+
+def apply_recall(device, values, month):
+    """Stores written bits on a device: a set bit gets this month as its write date, a cleared one none."""
+    for bit, value in values.items():
+        device["bits"][bit] = value
+        if value:
+            device["dates"][bit] = month
+        else:
+            device["dates"].pop(bit, None)
+
+
+def with_recall(body, recall):
+    """A copy of a decode answer whose deviceIntegrity.deviceRecall is `recall` (a registered payload that
+    carries its own deviceRecall keeps it)."""
+    body = json.loads(json.dumps(body))
+    payload = body.get("tokenPayloadExternal")
+    if not isinstance(payload, dict):
+        return body
+    device = payload.setdefault("deviceIntegrity", {})
+    if isinstance(device, dict) and "deviceRecall" not in device:
+        device["deviceRecall"] = recall
     return body
 
 

@@ -1,5 +1,7 @@
 #include "CShims.h"
 
+#include <openssl/ssl.h>
+
 _Static_assert(sizeof(long) == 8, "AttestGate targets LP64 Linux only");
 
 CURLcode cshim_curl_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -92,4 +94,8 @@ void cshim_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack) {
 
 STACK_OF(X509) *cshim_PKCS7_signed_certs(PKCS7 *p7) {
     return PKCS7_type_is_signed(p7) && p7->d.sign != NULL ? p7->d.sign->cert : NULL;
+}
+
+int cshim_openssl_init_without_config(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 }

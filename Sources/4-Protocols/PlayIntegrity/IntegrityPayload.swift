@@ -6,7 +6,9 @@ package import AttestCore
 /// with its verdicts cleared; a classic token has `nonce` instead of `requestHash`). A field of the wrong
 /// JSON type reads as missing. Unknown fields and enum values are ignored, never an error. One exception:
 /// `recentDeviceActivity`, where missing means "not evaluated" and passes, so a value of the wrong type or
-/// an unknown level is kept as `.unrecognized` and refused by `DeviceActivityPolicy`.
+/// an unknown level is kept as `.unrecognized` and refused by `DeviceActivityPolicy`. `deviceRecall` is read
+/// the same way (a shape we do not know is `.unrecognized`, never a clear bit), but it never refuses a
+/// verdict: it only decides a device tier (docs/playintegrity.md "Device recall").
 package struct IntegrityPayload: Sendable, Hashable {
     package var requestPackageName: String?
     package var requestHash: String?
@@ -21,6 +23,8 @@ package struct IntegrityPayload: Sendable, Hashable {
     /// `deviceIntegrity.recentDeviceActivity.deviceActivityLevel`; absent reads as `UNEVALUATED`, but a
     /// value of the wrong type or an unknown level is `.unrecognized` (missing would read as a pass here).
     package var deviceActivity: DeviceActivityReading
+    /// `deviceIntegrity.deviceRecall` (device recall's three bits); `.absent` when the verdict has none.
+    package var deviceRecall: DeviceRecallReading
     /// True when `testingDetails` is present (a Play Console test response), whatever it says.
     package var hasTestingDetails: Bool
     package var isTestingResponse: Bool?
@@ -28,6 +32,7 @@ package struct IntegrityPayload: Sendable, Hashable {
     package init() {
         hasTestingDetails = false
         deviceActivity = .level(.unevaluated)
+        deviceRecall = .absent
     }
 
     /// Reads the body of a `200` from `decodeIntegrityToken`.
@@ -53,6 +58,7 @@ package struct IntegrityPayload: Sendable, Hashable {
         deviceRecognitionVerdict = payload["deviceIntegrity"]?["deviceRecognitionVerdict"].flatMap(Self.strings)
         appLicensingVerdict = payload["accountDetails"]?["appLicensingVerdict"]?.stringValue
         deviceActivity = Self.deviceActivity(payload["deviceIntegrity"]?["recentDeviceActivity"])
+        deviceRecall = DeviceRecallReading(payload["deviceIntegrity"]?["deviceRecall"])
         let testing = payload["testingDetails"]
         hasTestingDetails = testing != nil && testing != .null
         isTestingResponse = testing?["isTestingResponse"]?.boolValue

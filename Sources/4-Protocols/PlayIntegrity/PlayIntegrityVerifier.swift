@@ -55,34 +55,75 @@ package struct PlayIntegrityVerifier: Sendable {
         maxDeviceActivity: DeviceActivityLevel = .routeDefault,
         now: Date
     ) async -> PlayIntegrityResult {
-        if let refused = Self.precheck(token) { return .rejected(refused) }
+        await check(
+            token: token,
+            deviceID: deviceID,
+            expectedRequestHash: expectedRequestHash,
+            deviceIntegrity: deviceIntegrity,
+            maxDeviceActivity: maxDeviceActivity,
+            now: now
+        ).result
+    }
+
+    /// `verify`, and what a genuine verdict says beyond the answer (its device recall bits), for the
+    /// device tier (docs/playintegrity.md "Device recall"). The parameters are `verify`'s.
+    package func check(
+        token: String,
+        deviceID: String,
+        expectedRequestHash: String,
+        deviceIntegrity: DeviceIntegrityLevel? = nil,
+        maxDeviceActivity: DeviceActivityLevel = .routeDefault,
+        now: Date
+    ) async -> PlayCheck {
+        PlayCheck(
+            await decideAndRead(
+                token: token,
+                deviceID: deviceID,
+                expectedRequestHash: expectedRequestHash,
+                deviceIntegrity: deviceIntegrity,
+                maxDeviceActivity: maxDeviceActivity,
+                now: now
+            )
+        )
+    }
+
+    /// Steps 1 to 6; the payload only with a `genuine` answer.
+    private func decideAndRead(
+        token: String,
+        deviceID: String,
+        expectedRequestHash: String,
+        deviceIntegrity: DeviceIntegrityLevel?,
+        maxDeviceActivity: DeviceActivityLevel,
+        now: Date
+    ) async -> (PlayIntegrityResult, IntegrityPayload?) {
+        if let refused = Self.precheck(token) { return (.rejected(refused), nil) }
 
         let accessToken: String
         do {
             accessToken = try await accessTokens.accessToken(now: now)
         } catch {
             logger.warning("play integrity credentials unavailable", ["reason": .string(error.reason.slug)])
-            return .unavailable(.credentialsUnavailable)
+            return (.unavailable(.credentialsUnavailable), nil)
         }
 
         do {
             if try await budget.spendOne(deviceID: deviceID, now: now) == .exhausted {
-                return .rejected(.budgetExhausted)
+                return (.rejected(.budgetExhausted), nil)
             }
         } catch {
-            return .unavailable(.budgetStoreFailed)
+            return (.unavailable(.budgetStoreFailed), nil)
         }
 
         switch await quota.admitDecode(now: now) {
         case .admitted: break
-        case .capReached: return .unavailable(.quotaSoftCapReached)
-        case .storeFailed: return .unavailable(.quotaStoreFailed)
+        case .capReached: return (.unavailable(.quotaSoftCapReached), nil)
+        case .storeFailed: return (.unavailable(.quotaStoreFailed), nil)
         }
 
         let payload: IntegrityPayload
         switch await decode(token, accessToken: accessToken) {
         case .payload(let decoded): payload = decoded
-        case .failed(let result): return result
+        case .failed(let result): return (result, nil)
         }
 
         let policies = VerdictPolicies.standard(
@@ -92,8 +133,8 @@ package struct PlayIntegrityVerifier: Sendable {
             maxDeviceActivity: maxDeviceActivity
         )
         switch policies.evaluate(payload, now: now) {
-        case .pass: return .genuine
-        case .fail(let reason, _): return .rejected(reason)
+        case .pass: return (.genuine, payload)
+        case .fail(let reason, _): return (.rejected(reason), nil)
         }
     }
 

@@ -25,6 +25,9 @@ package struct EvidenceReport: Sendable, Hashable {
     /// A binding provider was unavailable and the merge refused the call anyway (Play Integrity's
     /// UNAVAILABLE becomes REJECTED): counted in the `unavailable` metric although the evidence is `rejected`.
     package var providerUnavailable: Bool
+    /// Play Integrity decided `genuine`: the verdict's device recall bits and the token, for the device tier
+    /// (`PlayRecallTiering`, used only with `PLAY_DEVICE_RECALL=on`). nil for any other call.
+    package var playRecall: PlayRecallEvidence? = nil
 
     package init(
         evidence: GateEvidence,

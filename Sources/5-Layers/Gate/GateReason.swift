@@ -84,6 +84,15 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// Tiering is on and nothing proved a first free tier: `repeat` (request content never yields `first`).
     package static let tierUnproven = GateReason("tier.unproven")
 
+    // Device tiers: Play Integrity's device recall (Android, `PLAY_DEVICE_RECALL=on`).
+
+    /// The verdict's `bitFirst` was clear and this call wrote it: the device ID has the first tier.
+    package static let recallClear = GateReason("recall.clear")
+    /// The verdict's `bitFirst` was set: another device ID on this phone had the first tier.
+    package static let recallSet = GateReason("recall.set")
+    /// No recall values in the verdict, or the write failed: the tier is `unknown`.
+    package static let recallUnavailable = GateReason("recall.unavailable")
+
     // Layer 3: the upstream call.
 
     /// The invocation has no time left for the upstream call: it is not sent.

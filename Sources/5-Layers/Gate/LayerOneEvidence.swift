@@ -112,6 +112,7 @@ package struct LayerOneEvidence: EvidenceSource {
             }
         }
 
+        var playCheck: PlayCheck?
         let merged = await ProviderMerge.evaluate(
             appAttest: {
                 guard appleAsked, let binding else { return nil }
@@ -128,13 +129,14 @@ package struct LayerOneEvidence: EvidenceSource {
             },
             playIntegrity: {
                 guard playAsked, let binding else { return nil }
-                return await verifyPlay(
+                playCheck = await verifyPlay(
                     request,
                     deviceID: deviceID,
                     route: route,
                     requestHash: binding.requestHash,
                     now: now
                 )
+                return playCheck.map { ProviderMerge.Answer($0.result) }
             },
             deviceCheck: {
                 guard let deviceCheck, let deviceCheckToken else { return nil }
@@ -150,13 +152,19 @@ package struct LayerOneEvidence: EvidenceSource {
                 ]
             )
         }
-        return EvidenceReport(
+        var report = EvidenceReport(
             evidence: Self.evidence(merged),
             spentChallenge: true,
             profile: tierReport.profile,
             attestedKey: tierReport.attestedKey,
             providerUnavailable: merged.unavailableRejected
         )
+        if merged.passes, merged.decidedBy == .playIntegrity, let playCheck,
+            let token = request.header(Header.playToken)
+        {
+            report.playRecall = PlayRecallEvidence(recall: playCheck.recall, integrityToken: token)
+        }
+        return report
     }
 
     struct Binding {
@@ -296,9 +304,9 @@ package struct LayerOneEvidence: EvidenceSource {
         route: MeteredRoute,
         requestHash: String,
         now: Date
-    ) async -> ProviderMerge.Answer? {
+    ) async -> PlayCheck? {
         guard let play, let token = request.header(Header.playToken) else { return nil }
-        let result = await play.verify(
+        return await play.check(
             token: token,
             deviceID: deviceID,
             expectedRequestHash: requestHash,
@@ -306,7 +314,6 @@ package struct LayerOneEvidence: EvidenceSource {
             maxDeviceActivity: route.maxDeviceActivity,
             now: now
         )
-        return ProviderMerge.Answer(result)
     }
 }
 

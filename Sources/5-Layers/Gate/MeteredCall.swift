@@ -22,6 +22,8 @@ package struct MeteredCall: Sendable {
     /// Which platforms meter device IDs by tier (docs/gate.md "Device tiers"); off: every device ID without
     /// a stored tier is `first`.
     package var tiering = DeviceTiering()
+    /// Android's tier step from the verdict's device recall bits (`PLAY_DEVICE_RECALL=on`; nil: off).
+    package var recallTiering: PlayRecallTiering?
 
     package init(
         environment: String,
@@ -297,6 +299,21 @@ package struct MeteredCall: Sendable {
         if let recorded = report.recordedTier {
             stored = recorded.tier
             reason = recorded.reason
+        }
+        // Android: a genuine Play verdict settles an absent or `unknown` tier from its recall bit (a settled
+        // tier is left alone: no request).
+        if tiering.recall, let evidence = report.playRecall, let recallTiering,
+            let settled = try await recallTiering.settle(
+                deviceID: deviceID,
+                stored: stored,
+                evidence: evidence,
+                today: today,
+                now: now
+            )
+        {
+            stored = settled.tier
+            reason = settled.reason
+            if settled.unavailable { record.count("unavailable") }
         }
         let on = tiering.on(attestedKey: report.attestedKey, proof: report.evidence.proof)
         let tier = DeviceTierPolicy.forCall(stored: stored, tiering: on, attestedKey: report.attestedKey)

@@ -75,7 +75,7 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         let answer: HTTPResponse
         switch await posted {
         case .success(let response): answer = response
-        case .failure(let error): throw RuntimeAPIError(.unreachable, detail: String(describing: error))
+        case .failure(let error): throw RuntimeAPIError(.unreachable, detail: Self.describe(error))
         }
         try Self.check(answer)
     }
@@ -129,12 +129,18 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         return requestID
     }
 
+    /// A transport failure for the log: the transport's own `HTTPError` text (`reason: detail`) without
+    /// `String(describing:)`, whose reflection costs a runtime conformance search per type the first time.
+    private static func describe(_ error: any Error) -> String {
+        (error as? HTTPError)?.description ?? String(describing: error)
+    }
+
     private func send(_ request: HTTPRequest) async throws(RuntimeAPIError) -> HTTPResponse {
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch {
-            throw RuntimeAPIError(.unreachable, detail: String(describing: error))
+            throw RuntimeAPIError(.unreachable, detail: Self.describe(error))
         }
         try Self.check(response)
         return response

@@ -15,6 +15,13 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
     /// Why the loop stopped.
     package enum Termination: Sendable, Hashable {
         case runtimeAPIFailed(RuntimeAPIError)
+
+        /// The reason slug, for the last log line (the failure's detail was logged when it happened).
+        package var reason: String {
+            switch self {
+            case .runtimeAPIFailed(let error): error.reason.slug
+            }
+        }
     }
 
     private let client: Client

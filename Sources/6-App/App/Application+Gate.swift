@@ -55,6 +55,7 @@ extension Application {
         }
 
         var play: PlayIntegrityVerifier?
+        var recallTiering: PlayRecallTiering?
         if let settings = configuration.playIntegrity {
             let tokens = GoogleAccessTokenProvider(
                 secret: try settings.serviceAccount.source(configuration: configuration, transport: transport),
@@ -62,13 +63,27 @@ extension Application {
                 configuration: .init(tokenEndpoint: configuration.googleTokenEndpoint),
                 logger: logger
             )
+            let playConfiguration = PlayIntegrityConfiguration(
+                packageName: settings.packageName,
+                certificateDigests: settings.certificateSHA256,
+                endpoint: configuration.playIntegrityEndpoint,
+                refuseTestingResponses: configuration.environment == .production
+            )
+            if configuration.playDeviceRecall {
+                // The recall write shares the decode's access token and endpoint (docs/playintegrity.md).
+                recallTiering = PlayRecallTiering(
+                    writer: GoogleDeviceRecallWriter(
+                        configuration: playConfiguration,
+                        accessTokens: tokens,
+                        transport: transport,
+                        logger: logger
+                    ),
+                    tiers: DynamoDeviceTierStore(table: table),
+                    logger: logger
+                )
+            }
             play = PlayIntegrityVerifier(
-                configuration: PlayIntegrityConfiguration(
-                    packageName: settings.packageName,
-                    certificateDigests: settings.certificateSHA256,
-                    endpoint: configuration.playIntegrityEndpoint,
-                    refuseTestingResponses: configuration.environment == .production
-                ),
+                configuration: playConfiguration,
                 accessTokens: tokens,
                 transport: transport,
                 budget: DynamoDecodeBudget(
@@ -137,6 +152,9 @@ extension Application {
             ),
             upstream: upstream
         )
+        // Android device IDs are tiered by device recall (PLAY_DEVICE_RECALL=on; needs Play Integrity).
+        meteredCall.tiering.recall = recallTiering != nil
+        meteredCall.recallTiering = recallTiering
         // DEVICE_MARKS=on: key registrations record the tier, metered calls of attested keys meter by it.
         meteredCall.tiering.marks = configuration.deviceMarks
         let tiering = marks.map {

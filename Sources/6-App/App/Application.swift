@@ -51,7 +51,10 @@ package enum Application {
             clock: clock,
             logger: logger
         )
-        var endpoints: [(String, GateEndpointHandler)] = [
+        // Existentials from the start: a [(String, GateEndpointHandler)] passed as [(String, any
+        // APIRouteHandler)] is converted element by element at run time, a dynamic cast that searches
+        // every conformance record once per process (at cold start).
+        var endpoints: [(String, any APIRouteHandler)] = [
             ("/v1/attest/challenge", GateEndpointHandler(endpoint: .challenge(gate.challenges), clock: clock))
         ]
         if let registration = gate.keyRegistration {

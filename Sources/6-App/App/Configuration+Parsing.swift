@@ -53,6 +53,18 @@ extension Configuration {
         playIntegrityEndpoint = reader.url("PLAY_INTEGRITY_ENDPOINT") ?? playIntegrityEndpoint
         playDecodeBudgetPerDevice = reader.number("PLAY_DECODE_BUDGET_PER_DEVICE", default: 30, range: 0...1000)
         playDecodeDailySoftCap = reader.number("PLAY_DECODE_DAILY_SOFT_CAP", default: 9000, range: 0...10_000_000)
+        playDeviceRecall = reader.choice(
+            "PLAY_DEVICE_RECALL",
+            default: false,
+            parse: { ["on": true, "off": false][$0] }
+        )
+        if playDeviceRecall && playIntegrity == nil {
+            reader.problem(
+                .incompleteProvider,
+                "PLAY_DEVICE_RECALL",
+                "device recall needs Play Integrity (ANDROID_PACKAGE, ANDROID_CERT_SHA256 and a service account)"
+            )
+        }
 
         let deviceCheckKey = reader.secret("DEVICECHECK_PRIVATE_KEY")
         if let keyID = env["DEVICECHECK_KEY_ID"], let deviceCheckKey {

@@ -67,6 +67,7 @@ extension Configuration {
                     "tokenEndpoint": .string(googleTokenEndpoint), "endpoint": .string(playIntegrityEndpoint),
                     "decodeBudgetPerDevice": int(playDecodeBudgetPerDevice),
                     "decodeDailySoftCap": int(playDecodeDailySoftCap),
+                    "deviceRecall": .string(playDeviceRecall ? "on" : "off"),
                 ])
             } ?? .null,
             "deviceCheck": deviceCheck.map { check in

@@ -71,6 +71,9 @@ package struct Configuration: Sendable {
     package var playIntegrityEndpoint = "https://playintegrity.googleapis.com"
     package var playDecodeBudgetPerDevice = 30
     package var playDecodeDailySoftCap = 9000
+    /// `PLAY_DEVICE_RECALL=on`: Android device IDs are tiered by Play Integrity's device recall bits
+    /// (docs/playintegrity.md "Device recall"); needs Play Integrity.
+    package var playDeviceRecall = false
     /// nil: DeviceCheck is off (it is off unless a key is set).
     package var deviceCheck: DeviceCheckSettings?
     package var deviceCheckEndpoint = "https://api.devicecheck.apple.com"

@@ -10,15 +10,22 @@ package struct Environment: Sendable, Hashable {
     }
 
     /// A snapshot of the process environment.
+    ///
+    /// Read as bytes, split at the first `=`, into a dictionary sized up front: this runs at every cold
+    /// start, before the first invocation (docs/performance.md, "Cold start").
     package static func process() -> Environment {
-        var values: [String: String] = [:]
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                values[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        var count = 0
+        while environ[count] != nil { count += 1 }
+        var values = [String: String](minimumCapacity: count)
+        for index in 0..<count {
+            guard let entry = environ[index] else { break }
+            let length = strlen(entry)
+            entry.withMemoryRebound(to: UInt8.self, capacity: length) { start in
+                let bytes = UnsafeBufferPointer(start: start, count: length)
+                guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
+                values[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
             }
-            cursor += 1
         }
         return Environment(values)
     }

@@ -13,9 +13,9 @@ package struct HTTPUpstream: UpstreamCalling {
     private let baseURL: String
     private let authHeader: String
     private let authValue: String
+    /// Streamed routes need it to be an `HTTPStreamingTransport` too (`CurlTransport` is); that is
+    /// asked at the first streamed call, not at cold start (a dynamic cast searches the conformances).
     private let transport: any HTTPTransport
-    /// The same transport when it can stream (`CurlTransport` can); streamed routes need it.
-    private let streaming: (any HTTPStreamingTransport)?
     private let connectTimeout: Duration
 
     /// - Parameters:
@@ -33,7 +33,6 @@ package struct HTTPUpstream: UpstreamCalling {
         self.authHeader = authHeader
         self.authValue = authHeader.lowercased() == "authorization" ? "Bearer \(key)" : key
         self.transport = transport
-        self.streaming = transport as? any HTTPStreamingTransport
         self.connectTimeout = connectTimeout
     }
 
@@ -81,7 +80,9 @@ package struct HTTPUpstream: UpstreamCalling {
     /// (429, 5xx, a JSON error) is read whole, within `maxResponseBytes`, and judged by the route's
     /// release policy like a buffered answer.
     private func callStreaming(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
-        guard let streaming else { return .failed(.notSent, reason: "http.streaming_unsupported") }
+        guard let streaming = transport as? any HTTPStreamingTransport else {
+            return .failed(.notSent, reason: "http.streaming_unsupported")
+        }
         let limit = min(timeout, .seconds(route.maxStreamSeconds))
         let deadline = ContinuousClock.now + limit
         let request = HTTPRequest(

@@ -48,5 +48,5 @@ do {
 }
 
 let termination = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
-logger.error("runtime loop ended", ["reason": .string(String(describing: termination))])
+logger.error("runtime loop ended", ["reason": .string(termination.reason)])
 exit(1)

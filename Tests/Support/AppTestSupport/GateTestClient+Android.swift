@@ -98,13 +98,14 @@ extension GateTestClient {
     }
 
     /// Registers a genuine verdict for `call` on `fake` (timestamp = the app clock's now), with `overrides`
-    /// replacing top-level parts of the payload.
+    /// replacing top-level parts of the payload; `phone` is the physical device that made the token.
     package func registerGenuineVerdict(
         _ call: AndroidCall,
         on fake: FakeGoogleProcess,
         requestHash: String? = nil,
         timestamp: Date? = nil,
-        overrides: [String: JSONValue] = [:]
+        overrides: [String: JSONValue] = [:],
+        phone: SimulatedAndroidPhone? = nil
     ) async throws {
         try await fake.registerGenuinePlayVerdict(
             token: call.token,
@@ -113,6 +114,7 @@ extension GateTestClient {
             certificateDigest: FakePlay.certificateDigest,
             timestampMillis: Int64(((timestamp ?? app.clock.now()).timeIntervalSince1970 * 1000).rounded(.down)),
             overrides: overrides,
+            physicalDevice: phone?.physicalID,
             transport: CurlTransport()
         )
     }
@@ -122,5 +124,30 @@ extension GateTestClient {
         var headers = call.headers()
         for (name, value) in extra { headers[name] = value }
         return try await execute(call.path, headers: headers, body: call.body)
+    }
+}
+
+/// One physical Android phone: whatever app installs (device IDs) it runs, its integrity tokens come from
+/// the same device, so Google's device recall bits and activity level are the phone's, not the ID's.
+/// The fake Google keeps that state under `physicalID` (`FakeGoogleProcess.setPhysicalDevice`).
+package struct SimulatedAndroidPhone: Sendable, Hashable {
+    package let physicalID: String
+
+    package init(physicalID: String = "phone-" + Bytes.hex(SecureRandom().bytes(8))) { self.physicalID = physicalID }
+}
+
+extension GateTestClient {
+    /// A genuine call from `phone` for `deviceID` (a fresh install, or the same one again): a fresh challenge,
+    /// a token minted on that phone, and its verdict registered on `fake`.
+    package func androidCall(
+        on phone: SimulatedAndroidPhone,
+        deviceID: String,
+        fake: FakeGoogleProcess,
+        path: String = "/v1/generate",
+        overrides: [String: JSONValue] = [:]
+    ) async throws -> AndroidCall {
+        let call = try await androidCall(deviceID: deviceID, path: path)
+        try await registerGenuineVerdict(call, on: fake, overrides: overrides, phone: phone)
+        return call
     }
 }
