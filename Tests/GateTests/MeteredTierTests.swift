@@ -147,7 +147,8 @@ struct ReportingEvidence: EvidenceSource {
     /// Tiering off for the call's platform: a device ID without a stored tier keeps today's allowance.
     @Test(arguments: [
         (appAttest, DeviceTiering()), (play, DeviceTiering()), (play, DeviceTiering(marks: true)),
-        (appAttest, DeviceTiering(recall: true)), (EvidenceReport(evidence: .absent), DeviceTiering()),
+        (appAttest, DeviceTiering(recall: true)),
+        (EvidenceReport(evidence: .absent), DeviceTiering(marks: true, recall: true)),
     ])
     func tieringOffForThePlatformKeepsTodaysAllowance(report: EvidenceReport, tiering: DeviceTiering) async {
         let s = stack(report, tiering: tiering)
@@ -171,26 +172,6 @@ struct ReportingEvidence: EvidenceSource {
         let android = await calls(stack(Self.play, tiering: DeviceTiering(recall: true)))
         #expect(android.admitted == 1)
         #expect(android.line?["tier"] == .string("repeat") && android.line?["tierReason"] == .string("tier.unproven"))
-        // A call with no proof at all (monitor mode admits it) names no platform: with either tiering on, a
-        // minted device ID without a stored tier never gets the first tier.
-        var monitor = self.route
-        monitor.mode = .monitor
-        for tiering in [DeviceTiering(marks: true), DeviceTiering(recall: true)] {
-            let unproven = await calls(stack(EvidenceReport(evidence: .absent), tiering: tiering), route: monitor)
-            #expect(unproven.admitted == 1)
-            #expect(
-                unproven.line?["tier"] == .string("repeat") && unproven.line?["tierReason"] == .string("tier.unproven")
-            )
-        }
-        // A route `off` checks no proof: only a stored tier applies there.
-        var open = self.route
-        open.mode = .off
-        let unchecked = await calls(
-            stack(EvidenceReport(evidence: .absent), tiering: DeviceTiering(marks: true)),
-            route: open
-        )
-        #expect(unchecked.admitted == 3)
-        #expect(unchecked.line?["tier"] == .string("first") && unchecked.line?["tierReason"] == .string("tier.off"))
     }
 
     /// The profile the key lookup read on the way (iOS) decides without a profile write; a tier this call's

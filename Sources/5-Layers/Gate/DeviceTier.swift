@@ -152,14 +152,13 @@ package struct DeviceTiering: Sendable, Hashable {
 
     /// Whether tiering is on for the platform a call's evidence names: an App Attest key, or an App Attest
     /// or DeviceCheck proof, is Apple's (`marks`); a Play Integrity proof is Android's (`recall`); a call
-    /// with no proof names no platform, so it is tiered when either is on: request content (here, leaving
-    /// the proof out) never yields `first`.
+    /// with no proof names no platform (off: only a stored tier applies).
     package func on(attestedKey: Bool, proof: GateEvidence.ProofKind) -> Bool {
         if attestedKey { return marks }
         switch proof {
         case .appAttest, .deviceCheck: return marks
         case .playIntegrity: return recall
-        case .none: return marks || recall
+        case .none: return false
         }
     }
 }

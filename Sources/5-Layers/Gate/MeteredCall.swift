@@ -153,7 +153,6 @@ package struct MeteredCall: Sendable {
                 let tier = try await deviceTier(
                     profile: profile,
                     report: report,
-                    gated: gated,
                     deviceID: deviceID,
                     today: today,
                     now: now,
@@ -287,12 +286,9 @@ package struct MeteredCall: Sendable {
     /// `allowance(for:)`), logged as `tier` with `tierReason`: the stored row's reason, the reason of a tier
     /// this call's evaluation wrote, or why a tier was inferred (`tier.off`, `tier.legacy_key`, `tier.unproven`).
     /// - Throws: `StoreError` from a tier write on the way (the caller fails closed).
-    /// - Parameter gated: the route checks proofs (`monitor` or `enforce`); a route `off` is not tiered beyond
-    ///   a stored tier.
     private func deviceTier(
         profile: DeviceProfile,
         report: EvidenceReport,
-        gated: Bool,
         deviceID: String,
         today: String,
         now: Date,
@@ -319,7 +315,7 @@ package struct MeteredCall: Sendable {
             reason = settled.reason
             if settled.unavailable { record.count("unavailable") }
         }
-        let on = gated && tiering.on(attestedKey: report.attestedKey, proof: report.evidence.proof)
+        let on = tiering.on(attestedKey: report.attestedKey, proof: report.evidence.proof)
         let tier = DeviceTierPolicy.forCall(stored: stored, tiering: on, attestedKey: report.attestedKey)
         if stored == nil {
             reason =
