@@ -1,5 +1,6 @@
 internal import AttestCore
 internal import HTTPClient
+internal import SimulatedDevice
 
 /// Issue 17: one free tier per physical device (docs/gate.md "Device tiers"), with `DEVICE_MARKS=on` against
 /// fake Apple's DeviceCheck two bits. The generate route keeps the default `repeatAllowance` (none).
@@ -75,6 +76,58 @@ extension Session {
             ok: rebound.status == 200 && binding == "rebound" && again.status == 200 && cards(again) > 0
                 && kept == "first"
         )
+    }
+
+    /// A phone Apple's fraud-risk metric counts 12 App Attest keys on in 30 days (above `RISK_METRIC_MAX`,
+    /// 5): its first device ID registers genuinely, is `repeat` (flagged), and bit 1 is set at Apple.
+    func flaggedPhone() async throws {
+        report.header("Device tiers: a phone the fraud-risk metric flags (receipt exchange at registration)")
+        let physical = flagged.device.physicalID
+        try await appleControl("/control/metric", ["device": .string(physical), "metric": .int(12)])
+        let registered = try await flagged.registerKey(now: clock.now())
+        let binding = (try? JSONValue.parse(registered.body))?["binding"]?.stringValue
+        let answer = try await flagged.call(Self.generatePath, body: Self.generateBody)
+        let tier = try await counters.tier(deviceID: flagged.deviceID)
+        let bits = try await appleBits(physical)
+        report.step(
+            "iPhone (flagged)",
+            "registers its first device ID (Apple's metric: 12 keys), then generates",
+            expected: "200 bound, then 429 quota_exhausted; tier repeat, bit 1 set",
+            got: "\(registered.status) \(binding ?? registered.errorCode ?? ""), then \(answer.status) "
+                + "\(answer.errorCode ?? ""); tier \(tier ?? "none"), bit 1 \(bits?["bit1"]?.boolValue == true ? "set" : "clear")",
+            ok: registered.status == 200 && binding == "bound" && answer.status == 429
+                && answer.errorCode == "quota_exhausted" && tier == "repeat" && bits?["bit1"]?.boolValue == true
+        )
+        let lines = try await decisionTiers(of: [flagged.deviceID])
+        report.step(
+            "logs",
+            "the decision line's tier and tierReason",
+            expected: "repeat/risk.flagged",
+            got: lines.joined(separator: ", "),
+            ok: lines == ["repeat/risk.flagged"]
+        )
+    }
+
+    /// A POST to fake Apple's control API.
+    func appleControl(_ path: String, _ body: [String: JSONValue]) async throws {
+        let response = try await CurlTransport().send(
+            HTTPRequest(
+                method: "POST",
+                url: options.apple + path,
+                headers: [HTTPHeader("content-type", "application/json")],
+                body: JSONValue.object(body).serializedBytes
+            )
+        )
+        guard response.status == 200 else { throw DemoError("fake Apple \(path) answered \(response.status)") }
+    }
+
+    /// The two bits fake Apple keeps for a physical device (nil when none were ever set).
+    func appleBits(_ physicalID: String) async throws -> JSONValue? {
+        let response = try await CurlTransport().send(
+            HTTPRequest(method: "GET", url: options.apple + "/control/bits?device=" + physicalID)
+        )
+        let bits = try JSONValue.parse(response.body)
+        return bits == .null ? nil : bits
     }
 
     /// fake Apple's DeviceCheck request counts.

@@ -25,6 +25,8 @@ final class Session {
     let minted: [String]
     /// One physical iPhone on which the app is installed six times (six device IDs, six keys).
     var installs: [AppleClient]
+    /// Another iPhone, whose App Attest keys Apple's fraud-risk metric counts as many (a device farm's phone).
+    var flagged: AppleClient
     let paidUser = #"{"sub":"user-paid-0001","plan":"paid"}"#
     let freeUser = #"{"sub":"user-free-0001"}"#
 
@@ -56,6 +58,13 @@ final class Session {
         )
         let api = api
         installs = try (0..<6).map { _ in try AppleClient(deviceID: Session.newDeviceID(), device: phone, api: api) }
+        let farmPhone = SimulatedDevice(
+            teamId: options.teamID,
+            bundleId: options.bundleID,
+            environment: .development,
+            authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
+        )
+        flagged = try AppleClient(deviceID: Session.newDeviceID(), device: farmPhone, api: api)
         let google = FakeGoogle(
             baseURL: options.google,
             packageName: options.androidPackage,
@@ -70,6 +79,7 @@ final class Session {
         try await genuineIPhone()
         try await scriptWithMintedIDs()
         try await onePhoneManyIDs()
+        try await flaggedPhone()
         try await android()
         try await allowance()
         try await upstreamFailure()
