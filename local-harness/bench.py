@@ -795,7 +795,10 @@ def main(argv=None):
         aws = dict(base, DYNAMODB_ENDPOINT=moto, UPSTREAM_URL=upstream)
         create_table(attestgate, aws, "attestgate-bench")
         root = os.path.join(work, "root.pem")
-        bench = stack.spawn([gatebench, "--root-out", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        ca_dir = os.path.join(work, "ca")
+        os.makedirs(ca_dir, mode=0o700, exist_ok=True)
+        bench = stack.spawn([gatebench, "--root-out", root, "--ca-out", ca_dir], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
         if bench.stdout.readline().strip() != b"READY":
             sys.exit("GateBench did not start")
         gate_routes = [
@@ -918,11 +921,13 @@ def main(argv=None):
                                          "ec_paramgen_curve:P-256"], check=True, capture_output=True,
                                         text=True).stdout)
         apple_process = stack.spawn([sys.executable, os.path.join(HERE, "fake_apple.py"), "--key", apple_key,
-                                     "--key-id", "BENCHKEY01", "--port", "0"], stdout=subprocess.PIPE,
+                                     "--key-id", "BENCHKEY01", "--team-id", "ABCDE12345",
+                                     # the receipt exchange at registration signs under GateBench's CA
+                                     "--receipt-signer-dir", ca_dir, "--port", "0"], stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL)
         apple = "http://127.0.0.1:%s" % apple_process.stdout.readline().decode().split()[-1]
         marks_env = dict(gate_env, DEVICECHECK_KEY_ID="BENCHKEY01", DEVICECHECK_PRIVATE_KEY_FILE=apple_key,
-                         DEVICECHECK_ENDPOINT=apple, DEVICE_MARKS="on")
+                         DEVICECHECK_ENDPOINT=apple, APP_ATTEST_RECEIPT_ENDPOINT=apple, DEVICE_MARKS="on")
         proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
         marked = gate_run(proxy.url, 10 if quick else 30, env=marks_env)
         proxy.close()

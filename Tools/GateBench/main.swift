@@ -4,8 +4,9 @@
 // in `off`, timing each call with CLOCK_MONOTONIC (the clock Python's time.monotonic_ns reads), so the
 // driver can line the calls up with the DynamoDB requests its proxy saw.
 //
-// usage: GateBench --root-out PATH
-//   writes the synthetic Apple root (APP_ATTEST_TRUST_ROOT) to PATH and prints `READY`, then reads
+// usage: GateBench --root-out PATH [--ca-out DIR]
+//   writes the synthetic Apple root (APP_ATTEST_TRUST_ROOT) to PATH (and, with --ca-out, the whole CA to DIR:
+//   fake Apple's receipt exchange signs under it) and prints `READY`, then reads
 //   commands on stdin, one per line:
 //   RUN <front URL> <enforce path> <off path> <calls> [chat]
 //     → one JSON line {"register":…,"registerSpan":[start_ns,end_ns],"enforce":[…],"off":[…]}
@@ -53,6 +54,9 @@ do {
     try Data(authority.rootPEM.utf8).write(to: URL(fileURLWithPath: rootPath))
 } catch {
     fail("cannot write \(rootPath)")
+}
+if let caIndex = CommandLine.arguments.firstIndex(of: "--ca-out"), caIndex + 1 < CommandLine.arguments.count {
+    do { try authority.save(to: CommandLine.arguments[caIndex + 1]) } catch { fail("cannot write the CA: \(error)") }
 }
 print("READY")
 fflush(nil)
