@@ -64,19 +64,8 @@ struct KeyRegistrationTierTests {
 
     func rig(tiering: RegistrationTiering?) async throws -> Rig {
         let table = try await MotoTable.make()
-        let authority = try SimulatedAppleCA(now: now)
-        let phone = SimulatedDevice(
-            teamId: "TEAM123456",
-            bundleId: "com.example.cards",
-            environment: .development,
-            authority: authority
-        )
-        let verifier = AppAttestVerifier(
-            teamId: "TEAM123456",
-            bundleIds: ["com.example.cards"],
-            environment: .development,
-            trust: .synthetic(root: authority.root)
-        )
+        let apple = try SyntheticApple(now: now)
+        let (phone, verifier) = (apple.phone, apple.verifier)
         let challenges = DynamoChallengeStore(table: table)
         let keys = DynamoAppAttestKeyStore(table: table)
         return Rig(
