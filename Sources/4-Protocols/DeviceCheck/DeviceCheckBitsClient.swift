@@ -107,18 +107,21 @@ package struct DeviceCheckBitsClient: Sendable {
             throw TwoBitsError(.signingFailed)
         }
         // After our own JWT is ready: the budget pays, and the time left is what Apple gets.
-        guard deadline.remaining >= Self.minimumAttempt else { throw TwoBitsError(.deadlineExceeded) }
-        if let charge {
-            let decision: DeviceCheckBudgetDecision
-            do {
-                decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
-            } catch {
-                throw TwoBitsError(.budgetStoreFailed)
+        let remaining: Duration
+        do {
+            remaining = try await DeviceCheckCharge.admit(
+                charge,
+                now: now,
+                deadline: deadline,
+                minimumAttempt: Self.minimumAttempt
+            )
+        } catch {
+            switch error {
+            case .deadline: throw TwoBitsError(.deadlineExceeded)
+            case .budgetExhausted: throw TwoBitsError(.budgetExhausted)
+            case .budgetStoreFailed: throw TwoBitsError(.budgetStoreFailed)
             }
-            guard decision == .spent else { throw TwoBitsError(.budgetExhausted) }
         }
-        let remaining = deadline.remaining
-        guard remaining >= Self.minimumAttempt else { throw TwoBitsError(.deadlineExceeded) }
 
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }

@@ -130,18 +130,21 @@ package struct ReceiptExchangeClient: Sendable {
             logger.warning("receipt exchange jwt signing failed", ["reason": .string(error.reason.slug)])
             throw ReceiptExchangeError(.signingFailed)
         }
-        guard deadline.remaining >= Self.minimumAttempt else { throw ReceiptExchangeError(.deadlineExceeded) }
-        if let charge {
-            let decision: DeviceCheckBudgetDecision
-            do {
-                decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
-            } catch {
-                throw ReceiptExchangeError(.budgetUnavailable)
+        let remaining: Duration
+        do {
+            remaining = try await DeviceCheckCharge.admit(
+                charge,
+                now: now,
+                deadline: deadline,
+                minimumAttempt: Self.minimumAttempt
+            )
+        } catch {
+            switch error {
+            case .deadline: throw ReceiptExchangeError(.deadlineExceeded)
+            case .budgetExhausted: throw ReceiptExchangeError(.budgetExhausted)
+            case .budgetStoreFailed: throw ReceiptExchangeError(.budgetUnavailable)
             }
-            guard decision == .spent else { throw ReceiptExchangeError(.budgetExhausted) }
         }
-        let remaining = deadline.remaining
-        guard remaining >= Self.minimumAttempt else { throw ReceiptExchangeError(.deadlineExceeded) }
 
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }
