@@ -57,6 +57,28 @@ import Testing
         #expect(throws: Router<String>.RouteError.self) { try router.add("GET", pattern, "x") }
     }
 
+    /// The same rule for patterns with non-ASCII text (checked on Characters rather than bytes).
+    @Test(arguments: ["v1/é", "/é//b", "/é/{", "/é/{b}{c}", "/é/{b}/{b}", "/é/{b-c}", "/é?x", "/a/{é}", "/a/é}"])
+    func invalidNonASCIIPatternsAreRefused(pattern: String) {
+        var router = Router<String>()
+        #expect(throws: Router<String>.RouteError.self) { try router.add("GET", pattern, "x") }
+    }
+
+    @Test func rootAndNonASCIIPatternsMatch() throws {
+        var router = Router<String>()
+        try router.add("GET", "/", "root")
+        try router.add("GET", "/café/{id}", "cafe")
+        guard case .matched(let root, let none) = router.resolve(method: "GET", path: "/"),
+            case .matched(let cafe, let parameters) = router.resolve(method: "GET", path: "/café/7")
+        else {
+            Issue.record("no match")
+            return
+        }
+        #expect(root == "root" && none.isEmpty)
+        #expect(cafe == "cafe" && parameters == ["id": "7"])
+        #expect(try PathPattern("/café/{id}").expand(["id": "8"]) == "/café/8")
+    }
+
     @Test func duplicateRouteIsRefused() throws {
         var router = Router<String>()
         try router.add("POST", "/a/{x}", "1")

@@ -32,7 +32,7 @@ package struct MeteredRoute: Sendable, Hashable {
     /// When a call's units go back (`unbilled`: only what provably was not billed).
     package var release: ReleasePolicy
     /// Provider statuses that are documented refusals before any work, released under either policy.
-    package var releaseStatuses: Set<Int>
+    package var releaseStatuses: StatusSet
     /// The largest request body accepted (`413 request_too_large` before anything is spent).
     package var maxRequestBytes: Int
     /// The upstream call's time limit; nil: the invocation's remaining time minus the margin (never more).
@@ -84,7 +84,7 @@ package struct MeteredRoute: Sendable, Hashable {
         maxResponseBytes: Int = 65_536,
         requireStrongIntegrity: Bool = false,
         release: ReleasePolicy = .unbilled,
-        releaseStatuses: Set<Int> = ReleasePolicy.defaultStatuses,
+        releaseStatuses: StatusSet = ReleasePolicy.defaultStatuses,
         maxRequestBytes: Int = MeteredRoute.defaultMaxRequestBytes,
         upstreamTimeout: Duration? = nil,
         maxDeviceActivity: DeviceActivityLevel = .routeDefault

@@ -38,7 +38,7 @@ package enum ReleasePolicy: String, Sendable, Hashable {
     case seed
 
     /// The statuses released by default: documented refusals before any work (rate limited, overloaded).
-    package static let defaultStatuses: Set<Int> = [429, 503, 529]
+    package static let defaultStatuses: StatusSet = [429, 503, 529]
 
     /// What a call's outcome means for its units.
     package struct Verdict: Sendable, Hashable {
@@ -53,7 +53,7 @@ package enum ReleasePolicy: String, Sendable, Hashable {
     }
 
     /// - Parameter statuses: the route's `releaseStatuses`.
-    package func verdict(_ result: UpstreamResult, statuses: Set<Int>) -> Verdict {
+    package func verdict(_ result: UpstreamResult, statuses: StatusSet) -> Verdict {
         switch result {
         case .answered(let status, _, _):
             let refusal = status == 429 || status >= 500

@@ -142,7 +142,7 @@ extension SettingsReader {
         if let value = fields["releaseStatuses"] {
             let statuses = value.arrayValue?.compactMap { $0.intValue }.filter { (400...599).contains($0) } ?? []
             if let list = value.arrayValue, statuses.count == list.count, list.count <= 20 {
-                route.releaseStatuses = Set(statuses.map { Int($0) })
+                route.releaseStatuses = StatusSet(statuses.map { Int($0) })
             } else {
                 errors.append("releaseStatuses must be a list of at most 20 statuses in 400...599")
             }

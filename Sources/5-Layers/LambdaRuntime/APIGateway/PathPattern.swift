@@ -17,6 +17,16 @@ package struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `InvalidPattern` unless the text starts with `/`, has no empty segment (except the root
     ///   `/`), and every `{name}` is a distinct name of letters, digits and `_`.
     package init(_ text: String) throws(InvalidPattern) {
+        if let segments = Self.asciiSegments(text) {
+            self.segments = try segments.get()
+        } else {
+            self.segments = try Self.segments(text)
+        }
+        self.description = text
+    }
+
+    /// The rule of `init` on Characters: for patterns with non-ASCII text.
+    private static func segments(_ text: String) throws(InvalidPattern) -> [Segment] {
         guard text.hasPrefix("/"), !text.contains("?"), !text.contains("#") else { throw InvalidPattern(pattern: text) }
         var segments: [Segment] = []
         var names = Set<String>()
@@ -34,8 +44,50 @@ package struct PathPattern: Sendable, Hashable, CustomStringConvertible {
                 segments.append(.literal(String(part)))
             }
         }
-        self.segments = segments
-        self.description = text
+        return segments
+    }
+
+    /// The same rule on bytes, for all-ASCII patterns (every configured route in practice): for ASCII,
+    /// Characters are bytes, so the result is the same, without the Unicode tables the Character path
+    /// touches at cold start (docs/performance.md). Nil when the text is not all ASCII.
+    private static func asciiSegments(_ text: String) -> Result<[Segment], InvalidPattern>? {
+        let bytes = Array(text.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let slash = UInt8(ascii: "/")
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        guard bytes.first == slash, !bytes.contains(UInt8(ascii: "?")), !bytes.contains(UInt8(ascii: "#")) else {
+            return .failure(InvalidPattern(pattern: text))
+        }
+        var segments: [Segment] = []
+        var names: [String] = []
+        let parts = bytes.count == 1 ? [] : bytes.dropFirst().split(separator: slash, omittingEmptySubsequences: false)
+        for part in parts {
+            guard !part.isEmpty else { return .failure(InvalidPattern(pattern: text)) }
+            if part.contains(open) || part.contains(close) {
+                let name = part.dropFirst().dropLast()
+                guard part.first == open, part.last == close, !name.isEmpty,
+                    name.allSatisfy({ isNameByte($0) })
+                else { return .failure(InvalidPattern(pattern: text)) }
+                let parameter = String(decoding: name, as: UTF8.self)
+                guard !names.contains(parameter) else { return .failure(InvalidPattern(pattern: text)) }
+                names.append(parameter)
+                segments.append(.parameter(parameter))
+            } else {
+                segments.append(.literal(String(decoding: part, as: UTF8.self)))
+            }
+        }
+        return .success(segments)
+    }
+
+    /// A letter, digit or `_` (ASCII).
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 
     /// The parameters when `path` matches; nil otherwise.

@@ -29,7 +29,7 @@ package struct Router<Target: Sendable>: Sendable {
     package mutating func add(_ method: String, _ pattern: String, _ target: Target) throws(RouteError) {
         let method = method.uppercased()
         guard let parsed = try? PathPattern(pattern), !method.isEmpty,
-            !entries.contains(where: { $0.method == method && $0.pattern == parsed })
+            !entries.contains(where: { $0.method == method && $0.pattern.description == parsed.description })
         else { throw RouteError(method: method, pattern: pattern) }
         entries.append(Entry(method: method, pattern: parsed, target: target))
     }
