@@ -23,7 +23,9 @@
 # engines, compression, DTLS, SSLv3/TLS 1.0/1.1, SRP, PSK, CT, TS, CMS, CMP, SRTP, binary-field curves,
 # SM2/3/4, GOST, DSA, DH (finite-field groups: TLS 1.3 here negotiates ECDHE, and every TLS 1.2 server
 # AttestGate calls offers ECDHE suites), and the ciphers and digests nobody here calls (Camellia, ARIA, IDEA,
-# SEED, Blowfish, CAST, RC2/4/5, DES, MD4, MDC2, Whirlpool, RIPEMD, BLAKE2, SipHash, scrypt, OCB).
+# SEED, Blowfish, CAST, RC2/4/5, DES, MD4, MDC2, Whirlpool, RIPEMD, BLAKE2, SipHash, scrypt, OCB, AES-SIV,
+# CMAC), and TLS 1.2's multi-block writes (stitched AES-CBC-HMAC-SHA over 4 or 8 records at once: 64 KB of
+# code for large CBC-suite uploads; AttestGate's requests are small and its servers negotiate AES-GCM).
 # no-err drops the error string tables (about 50 KiB of pointers the loader relocates at start): AttestGate
 # initialises OpenSSL without them (cshim_openssl_init_without_config) and logs ERR_error_string_n's
 # packed codes (error:1E08010C:lib(60)::reason(524556): `openssl errstr 1E08010C` decodes one).
@@ -148,6 +150,7 @@ options=(no-rdrand no-capieng enable-rfc3779 no-shared no-module no-legacy no-ds
     no-ct no-ts no-cms no-cmp no-ec2m no-sm2 no-sm3 no-sm4 no-gost
     no-camellia no-aria no-idea no-seed no-bf no-cast no-rc2 no-rc4 no-rc5 no-des no-md4 no-mdc2
     no-whirlpool no-rmd160 no-blake2 no-siphash no-scrypt no-ocb no-dsa no-dh no-err no-afalgeng no-padlockeng
+    no-multiblock no-siv no-cmac
     no-tests no-fuzz-afl no-fuzz-libfuzzer)
 [[ "$arch" == amd64 ]] && options+=(enable-ec_nistp_64_gcc_128)  # as debian/rules
 rm -rf "$PREFIX"
