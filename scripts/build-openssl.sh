@@ -26,7 +26,7 @@
 # SEED, Blowfish, CAST, RC2/4/5, DES, MD4, MDC2, Whirlpool, RIPEMD, BLAKE2, SipHash, scrypt, OCB, AES-SIV,
 # CMAC), and TLS 1.2's multi-block writes (stitched AES-CBC-HMAC-SHA over 4 or 8 records at once: 64 KB of
 # code for large CBC-suite uploads; AttestGate's requests are small and its servers negotiate AES-GCM).
-# no-err drops the error string tables (about 50 KiB of pointers the loader relocates at start): AttestGate
+# no-err drops the error string tables (1,757 pointers the loader relocates at every start): AttestGate
 # initialises OpenSSL without them (cshim_openssl_init_without_config) and logs ERR_error_string_n's
 # packed codes (error:1E08010C:lib(60)::reason(524556): `openssl errstr 1E08010C` decodes one).
 # --openssldir is Debian's (/usr/lib/ssl): libcurl asks OpenSSL to load its configuration, which then
