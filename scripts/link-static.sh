@@ -4,18 +4,19 @@
 #
 # Why: as shared libraries they were three of the 7 files the loader mapped and relocated at every cold
 # start (most of the loader's symbol lookups were libcrypto's and libssl's) and ~2.2 MiB of the zip. Linked
-# from Debian's own archives (libssl-dev's libcrypto.a and libssl.a, zlib1g-dev's libz.a; the release link
-# uses --gc-sections, which keeps the archive members AttestGate reaches) they cost neither. OpenSSL's
-# default provider is built into libcrypto, so nothing is loaded at run time (no ossl-modules, no engines;
-# scripts/link-check.sh checks the provider is linked in).
+# statically (the release link uses --gc-sections, which keeps only what AttestGate reaches) they cost
+# neither; OpenSSL built for AttestGate (scripts/build-openssl.sh: trimmed, -ffunction-sections) also keeps
+# the code and the relocated tables small. OpenSSL's default provider is built into libcrypto, so nothing
+# is loaded at run time (no ossl-modules, no engines; scripts/link-check.sh checks the provider is linked
+# in, and that the OpenSSL is build/openssl's).
 #
 # How: build/link/static/lib-<hash of the archives> gets the three archives (links: libcrypto.a and libssl.a
 # built by scripts/build-openssl.sh from Debian's openssl source package, trimmed to what AttestGate uses;
 # libz.a is zlib1g-dev's), build/link/static libcrypto.pc and libssl.pc (libssl-dev's, with libdir pointing
-# at that folder). The Makefile puts the folder first in PKG_CONFIG_PATH,
-# so COpenSSL's `-lcrypto` and libcurl's `-lssl -lcrypto -lz` resolve to the archives (the folder holds no
-# .so) for every binary make builds: the tests run against the OpenSSL that ships. A plain `swift build`
-# without that PKG_CONFIG_PATH links Debian's shared libraries (development only).
+# at that folder). The Makefile puts build/link/static first in PKG_CONFIG_PATH, so COpenSSL's `-lcrypto`
+# and libcurl's `-lssl -lcrypto -lz` resolve to the archives (the folder holds no .so) for every binary make
+# builds: the tests run against the OpenSSL that ships. A plain `swift build` without that PKG_CONFIG_PATH
+# links Debian's shared libraries (development only).
 #
 # Security updates: OpenSSL is built from the source package of the machine's libssl3 version, zlib is
 # the -dev package of the machine's zlib1g version (libssl-dev = libssl3 and zlib1g-dev = zlib1g are
