@@ -33,7 +33,8 @@ ifneq ($(SETUP_DONE),1)
 	@$(PYTHON) -c "import moto, boto3, flask, hcl2, cryptography, cbor2, openapi_spec_validator" 2>/dev/null || \
 	  $(PYTHON) -m pip install -q $(PIP_PACKAGES)
 	@scripts/build-curl.sh  # the libcurl that ships (below: "libcurl for AttestGate")
-	@scripts/link-static.sh  # OpenSSL and zlib linked statically from the -dev archives (below)
+	@scripts/build-openssl.sh  # the OpenSSL that ships, from Debian's source package (docs/deploy.md)
+	@scripts/link-static.sh  # OpenSSL (build/openssl) and zlib (zlib1g-dev's archive) linked statically (below)
 endif
 
 ## build: the one shipped binary; `attestgate` is a link to it (bootstrap runs the operator CLI under that name).
@@ -80,7 +81,7 @@ test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
 clean:
-	rm -rf .build $(filter-out build/curl build/link,$(wildcard build/*))
+	rm -rf .build $(filter-out build/curl build/openssl build/link,$(wildcard build/*))
 
 ## run: the whole system on 127.0.0.1 (local-harness/run.py: moto + table, fake Google, fake upstream AI,
 ## Lambda harness with the release bootstrap), the scripted session (attestgate-demo), then serving until
@@ -214,12 +215,17 @@ ref-check:
 ## it through PKG_CONFIG_PATH (CCurl's pkgConfig "libcurl"), so make test builds and tests the libcurl that
 ## ships; a plain `swift build` outside make links Debian's libcurl4 (development only). `make clean` keeps
 ## build/curl and build/link; `make distclean` removes them too.
-## scripts/link-static.sh (run by setup): build/link/static holds libssl-dev's libcrypto.a and libssl.a, libz.a and
-## the .pc files, first in PKG_CONFIG_PATH, so OpenSSL and zlib are linked statically too (docs/deploy.md).
+## scripts/build-openssl.sh (run by setup, or `make openssl`): libcrypto.a and libssl.a from Debian's openssl source
+## at libssl3's version, trimmed, in build/openssl (built once, as build/curl: a new libssl3 version rebuilds it;
+## `make clean` keeps it). scripts/link-static.sh (run by setup): build/link/static holds the .pc files, first in
+## PKG_CONFIG_PATH, and, in lib-<hash of the archives> (new archives change the -L, so SwiftPM relinks every
+## binary), those two archives and zlib1g-dev's libz.a: OpenSSL and zlib are linked statically (docs/deploy.md).
 export PKG_CONFIG_PATH := $(CURDIR)/build/link/static:$(CURDIR)/build/curl/prefix/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
-.PHONY: curl distclean
+.PHONY: curl openssl distclean
 curl:
 	scripts/build-curl.sh
+openssl:
+	scripts/build-openssl.sh
 
 distclean: clean
 	rm -rf build

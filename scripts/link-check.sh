@@ -61,10 +61,19 @@ fi
 for symbol in OPENSSL_init_crypto OPENSSL_init_ssl ossl_default_provider_init; do
     grep -Eq " [Tt] $symbol\$" <<<"$symbols" || { echo "link-check: OpenSSL's $symbol is not linked in" >&2; exit 1; }
 done
+# ... and it is scripts/build-openssl.sh's, not Debian's libcrypto.a: none of what that build leaves out (error
+# strings, DH and DSA, Camellia, ARIA, BLAKE2) is in the binary. Debian's archive brings all of them (its
+# default provider's tables name every algorithm it offers).
+left_out='ERR_str_(libraries|reasons)|ossl_(dh|dsa)_keymgmt_functions|ossl_(camellia128cbc|aria128cbc|blake2b512)_functions'
+if grep -Eq " [TtDdRr] ($left_out)\$" <<<"$symbols"; then
+    echo "link-check: $binary carries OpenSSL code build/openssl leaves out (Debian's libcrypto.a?), e.g.:" >&2
+    { grep -E " [TtDdRr] ($left_out)\$" <<<"$symbols" | head -3 >&2; } || true
+    exit 1
+fi
 # No DWARF unwind tables (scripts/discard-eh-frame.ld): 0.74 MiB of the zip that nothing in the binary reads.
 if readelf -S -W "$binary" | grep -Eq ' \.eh_frame +'; then
     echo "link-check: $binary carries .eh_frame (the release link discards it: scripts/discard-eh-frame.ld)" >&2
     exit 1
 fi
 echo "link-check: $binary links neither Foundation nor ICU; loads $count shared libraries ($(tr '\n' ' ' <<<"$loaded"))"
-echo "link-check: static libcurl (HTTP/HTTPS over OpenSSL), static OpenSSL with its default provider; $(wc -c <"$binary") bytes"
+echo "link-check: static libcurl (HTTP/HTTPS over OpenSSL), static OpenSSL (build/openssl) with its default provider; $(wc -c <"$binary") bytes"

@@ -116,11 +116,23 @@ static_from() {  # <what> <symbol> <dev package> <runtime package>
     echo "# static: $1 <- $3 ($dev, = $4)" >>"$manifest"
     PKGS[$4]=1
 }
-static_from "libcrypto, libssl" OPENSSL_init_crypto libssl-dev libssl3
+# OpenSSL: built from Debian's source package at libssl3's version (scripts/build-openssl.sh's STAMP).
+ossl_stamp=build/openssl/prefix/STAMP
+if grep -Eq " [Tt] OPENSSL_init_crypto\$" <<<"$symbols"; then
+    libssl3=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || echo "?")
+    [[ -f "$ossl_stamp" && "$(cut -d' ' -f2 "$ossl_stamp")" == "$libssl3" ]] \
+        || die "libcrypto, libssl are not build/openssl at libssl3 $libssl3 (scripts/build-openssl.sh)"
+    # build/openssl has no error strings (no-err); Debian's libcrypto.a has: the binary was linked from ours.
+    ! grep -Eq ' [Dd] ERR_str_reasons$' <<<"$symbols" \
+        || die "bootstrap carries Debian's libcrypto.a, not build/openssl's (make setup, then make build)"
+    echo "# static: libcrypto, libssl <- $(cut -d' ' -f1-2 "$ossl_stamp") (= libssl3; scripts/build-openssl.sh)" >>"$manifest"
+    PKGS[openssl]=1
+fi
 static_from zlib inflate zlib1g-dev zlib1g
 for pkg in "${!PKGS[@]}"; do
     copyright="/usr/share/doc/$pkg/copyright"
     [[ "$pkg" == curl ]] && copyright=build/curl/prefix/share/doc/curl/copyright
+    [[ "$pkg" == openssl ]] && copyright=build/openssl/prefix/share/doc/openssl/copyright
     [[ -f "$copyright" ]] && cp "$copyright" "$STAGE/licenses/$pkg"
 done
 
