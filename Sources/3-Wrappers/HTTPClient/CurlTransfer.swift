@@ -104,11 +104,11 @@ final class CurlTransfer {
         return stream.push(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
     }
 
-    /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the `RequestBodyStream`).
+    /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the upload's `UploadContext`).
     static let readCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
         guard let userdata else { return Int(CURL_READFUNC_ABORT) }
-        let body = Unmanaged<RequestBodyStream>.fromOpaque(userdata).takeUnretainedValue()
-        let copied = body.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+        let context = Unmanaged<UploadContext>.fromOpaque(userdata).takeUnretainedValue()
+        let copied = context.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
         return copied < 0 ? Int(CURL_READFUNC_ABORT) : copied
     }
 
