@@ -262,8 +262,9 @@ def make_runtime_handler(harness, instance):
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            # Head and body in one write (end_headers would send the head on its own first).
+            self._headers_buffer.append(b"\r\n" + body)
+            self.flush_headers()
 
         def _body(self):
             length = int(self.headers.get("Content-Length") or 0)
@@ -289,8 +290,6 @@ def make_runtime_handler(harness, instance):
                 break
             invocation.instance = instance.index
             invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
-            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
-                             daemon=True).start()
             invocation.delivered_at = time.time()
             self._reply(200, invocation.event, {
                 "Content-Type": "application/json",
@@ -299,6 +298,9 @@ def make_runtime_handler(harness, instance):
                 "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN_PREFIX + instance.pool.function_name,
                 "Lambda-Runtime-Trace-Id": invocation.trace_id,
             })
+            # The deadline's watcher starts once the event is on its way (a thread start is not nothing).
+            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
+                             daemon=True).start()
 
         def do_POST(self):
             if (self.headers.get("Lambda-Runtime-Function-Response-Mode") or "").lower() == "streaming":
@@ -460,8 +462,9 @@ def make_front_handler(harness):
 # the rest is read and dropped, as Lambda does. The error trailers, when present, end the client's
 # chunked answer too (Function URLs just end the body; the harness shows them so tests can see them),
 # and the control port's /invocations reports the stream's bytes, chunks and error, when the request
-# arrived (receivedAt), the event was delivered (deliveredAt), the POST arrived (postedAt) and its first
-# chunk (firstChunkAt), in epoch seconds, and the POST's connection (`connection`: the runtime's local
+# arrived (receivedAt), the event was delivered (deliveredAt), the POST arrived (postedAt), its first
+# chunk (firstChunkAt, the prelude's) and its first chunk with body bytes (firstBodyChunkAt), in epoch
+# seconds, and the POST's connection (`connection`: the runtime's local
 # port, so a test can tell a kept connection from a new one).
 
 NULS = b"\0" * 8
@@ -482,6 +485,7 @@ class StreamedResponse:
         self.client_gone = False
         self.started = time.time()
         self.first_chunk_at = None
+        self.first_body_chunk_at = None  # the first chunk with body bytes (after the prelude) arrived
         self.finished = None
         # The client side: the front's handler once it lends its connection (`attach`); `forwarded` once
         # the client's answer is complete (or given up).
@@ -509,12 +513,14 @@ class StreamedResponse:
 
     def deliver(self, chunk):
         """The Runtime API's thread: one chunk of the POST, written to the client now."""
+        arrived = time.time()
         if not self.attached.is_set():
             self.attached.wait(30)
         with self.lock:
             if self.forwarded.is_set() or self.ended.is_set():
                 return
             if self.head_sent:
+                self.first_body_chunk_at = self.first_body_chunk_at or arrived
                 return self._send([chunk])
             rest = chunk
             if self.prelude is not None:
@@ -530,6 +536,8 @@ class StreamedResponse:
             else:
                 head = self._head(None)
             self.head_sent = True
+            if rest:
+                self.first_body_chunk_at = arrived
             self._send([chunk for chunk in (rest,) if chunk], head)
 
     def close_client(self):
@@ -604,7 +612,8 @@ class StreamedResponse:
         return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
                 "errorBody": self.error_body, "clientGone": self.client_gone,
                 "seconds": round((self.finished or time.time()) - self.started, 3),
-                "postedAt": self.started, "firstChunkAt": self.first_chunk_at, "connection": self.connection}
+                "postedAt": self.started, "firstChunkAt": self.first_chunk_at,
+                "firstBodyChunkAt": self.first_body_chunk_at, "connection": self.connection}
 
 
 def read_chunked(rfile, trailers):
