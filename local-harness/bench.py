@@ -627,7 +627,7 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
     through_rates, direct_rates = [], []
     # Pairs (through the gate, then direct, same body and client): a swing in the host's load hits both
     # halves of a pair alike, so the ratio of each pair is steadier than the ratio of the medians.
-    for _ in range(3 if quick else 9):
+    for _ in range(3 if quick else 15):
         rate, total = stream_rate(front_host, front_port, "/v1/stream", long_body, device)
         through_rates.append(rate)
         direct_rates.append(stream_rate(up_host, up_port, "/tutor", long_body, key)[0])

@@ -496,6 +496,8 @@ class StreamedResponse:
         integration = content_type.split(";")[0].strip().lower() == STREAM_CONTENT_TYPE
         self.prelude = bytearray() if integration else None
         self.head_sent = False
+        # Once the head and the first body bytes are out: the reading loop writes each chunk itself.
+        self.fast = False
 
     def attach(self, front):
         """The front's thread lends its client connection (None: nobody reads this stream; it is drained)."""
@@ -507,6 +509,7 @@ class StreamedResponse:
         answer (`close_client`)."""
         if self.ended.is_set():
             return
+        self.fast = False
         self.error_type, self.error_body = error_type, error_body
         self.finished = time.time()
         self.ended.set()
@@ -521,7 +524,9 @@ class StreamedResponse:
                 return
             if self.head_sent:
                 self.first_body_chunk_at = self.first_body_chunk_at or arrived
-                return self._send([chunk])
+                self._send([chunk])
+                self.fast = self.front is not None and not self.client_gone and not self.ended.is_set()
+                return
             rest = chunk
             if self.prelude is not None:
                 self.prelude += chunk
@@ -536,9 +541,10 @@ class StreamedResponse:
             else:
                 head = self._head(None)
             self.head_sent = True
+            self._send([chunk for chunk in (rest,) if chunk], head)
             if rest:
                 self.first_body_chunk_at = arrived
-            self._send([chunk for chunk in (rest,) if chunk], head)
+                self.fast = self.front is not None and not self.client_gone and not self.ended.is_set()
 
     def close_client(self):
         """The Runtime API's thread, once the POST is over: the last chunk and the trailers, or a 502 when
@@ -607,6 +613,7 @@ class StreamedResponse:
             send_parts(front.connection, parts)
         except OSError:
             self.client_gone = True
+            self.fast = False
 
     def summary(self):
         return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
@@ -616,25 +623,43 @@ class StreamedResponse:
                 "firstBodyChunkAt": self.first_body_chunk_at, "connection": self.connection}
 
 
-def read_chunked(rfile, trailers):
-    """Yields the chunks of a chunked body, then fills `trailers` (lower-cased names)."""
+def relay_chunks(rfile, stream, trailers):
+    """Reads a chunked body and hands each chunk on as it arrives, then fills `trailers` (lower-cased
+    names); returns an error type when the body is over Lambda's limit. Once the head is out, each chunk
+    goes to the client straight from here, one `sendmsg` per chunk (the long-stream path)."""
+    readline, read = rfile.readline, rfile.read
     while True:
-        line = rfile.readline(1024)
+        line = readline(1024)
         if not line:
             raise ValueError("truncated chunked body")
-        size = int(line.split(b";")[0].strip(), 16)
+        size = int(line.split(b";", 1)[0], 16)
         if size == 0:
             while True:
-                trailer = rfile.readline(65537)
+                trailer = readline(65537)
                 if trailer in (b"\r\n", b"\n", b""):
-                    return
+                    return None
                 name, _, value = trailer.decode("latin-1").partition(":")
                 trailers[name.strip().lower()] = value.strip()
-        data = rfile.read(size)
+        data = read(size)
         if len(data) < size:
             raise ValueError("truncated chunk")
-        rfile.readline()
-        yield data
+        readline()
+        stream.bytes += size
+        stream.count += 1
+        if stream.bytes > MAX_STREAM:
+            return "Function.ResponseSizeTooLarge"
+        if stream.fast:
+            parts = [b"%x\r\n" % size, data, b"\r\n"]
+            try:
+                sent = stream.front.connection.sendmsg(parts)
+                if sent < size + len(parts[0]) + 2:
+                    send_parts(stream.front.connection, [b"".join(parts)[sent:]])
+            except OSError:
+                stream.client_gone = True
+                stream.fast = False
+        else:
+            stream.first_chunk_at = stream.first_chunk_at or time.time()
+            stream.deliver(data)
 
 
 def receive_stream(handler, harness):
@@ -657,14 +682,7 @@ def receive_stream(handler, harness):
     error_type = None
     try:
         try:
-            for chunk in read_chunked(handler.rfile, trailers):
-                stream.first_chunk_at = stream.first_chunk_at or time.time()
-                stream.bytes += len(chunk)
-                stream.count += 1
-                if stream.bytes > MAX_STREAM:
-                    error_type = "Function.ResponseSizeTooLarge"
-                    break
-                stream.deliver(chunk)
+            error_type = relay_chunks(handler.rfile, stream, trailers)
         except (ValueError, OSError):
             error_type = "Runtime.TruncatedResponse"
         error_type = error_type or trailers.get(ERROR_TYPE_TRAILER)
