@@ -589,7 +589,7 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
                      None))
         # The bootstrap alone, from the harness's and the fake upstream's wall clocks (one machine): event
         # delivered by /next → the upstream request arrived, minus the store's round trips; plus the
-        # upstream's first event → the first chunk of the streamed POST. What is left of the gate's own
+        # upstream's first event → the streamed POST's first chunk with body bytes at the Runtime API. What is left of the gate's own
         # part is the harness: its HTTP front and Runtime API (Python).
         host, port = info["control"].split("//")[1].split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=10)
@@ -599,9 +599,11 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
         bootstrap_part, parts = [], ([], [])
         for invocation, upstream_record, wait in zip(invocations, served, waits):
             stream = invocation.get("stream") or {}
-            if invocation.get("deliveredAt") and stream.get("firstChunkAt"):
+            # The first chunk with body bytes (the prelude goes ahead of it, at the POST's start).
+            first_body = stream.get("firstBodyChunkAt") or stream.get("firstChunkAt")
+            if invocation.get("deliveredAt") and first_body:
                 before = (upstream_record["started"] - invocation["deliveredAt"]) * 1000 - wait / 1000.0
-                after = (stream["firstChunkAt"] - upstream_record["firstEventAt"]) * 1000
+                after = (first_body - upstream_record["firstEventAt"]) * 1000
                 bootstrap_part.append(before + after)
                 parts[0].append(before)
                 parts[1].append(after)
@@ -625,7 +627,7 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
     through_rates, direct_rates = [], []
     # Pairs (through the gate, then direct, same body and client): a swing in the host's load hits both
     # halves of a pair alike, so the ratio of each pair is steadier than the ratio of the medians.
-    for _ in range(3 if quick else 9):
+    for _ in range(3 if quick else 15):
         rate, total = stream_rate(front_host, front_port, "/v1/stream", long_body, device)
         through_rates.append(rate)
         direct_rates.append(stream_rate(up_host, up_port, "/tutor", long_body, key)[0])

@@ -48,6 +48,7 @@ class Invocation:
         self.instance = None
         self.pool = None
         self.stream = None  # a StreamedResponse once the runtime posts in streaming mode
+        self.received_at = time.time()  # epoch seconds when the harness had the whole request
         self.delivered_at = None  # epoch seconds when /next handed the event to the runtime
 
     def finish(self, outcome, payload=b"", error_type=None):
@@ -61,7 +62,7 @@ class Invocation:
         text = self.payload.decode("utf-8", "replace")
         summary = {"requestId": self.request_id, "outcome": self.outcome, "payload": text,
                    "errorType": self.error_type, "instance": self.instance, "pool": self.pool,
-                   "deliveredAt": self.delivered_at}
+                   "receivedAt": self.received_at, "deliveredAt": self.delivered_at}
         if self.stream is not None:
             summary["stream"] = self.stream.summary()
         return summary
@@ -247,6 +248,8 @@ class Harness:
 def make_runtime_handler(harness, instance):
     class RuntimeHandler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # A streamed POST's chunks are up to 64 KiB (libcurl's upload buffer): read them in as few calls.
+        rbufsize = 1 << 16
         # Headers and body are two writes: without TCP_NODELAY the body waits for the client's delayed ACK
         # (~40 ms per answer on Linux).
         disable_nagle_algorithm = True
@@ -259,8 +262,9 @@ def make_runtime_handler(harness, instance):
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            # Head and body in one write (end_headers would send the head on its own first).
+            self._headers_buffer.append(b"\r\n" + body)
+            self.flush_headers()
 
         def _body(self):
             length = int(self.headers.get("Content-Length") or 0)
@@ -286,8 +290,6 @@ def make_runtime_handler(harness, instance):
                 break
             invocation.instance = instance.index
             invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
-            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
-                             daemon=True).start()
             invocation.delivered_at = time.time()
             self._reply(200, invocation.event, {
                 "Content-Type": "application/json",
@@ -296,6 +298,9 @@ def make_runtime_handler(harness, instance):
                 "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN_PREFIX + instance.pool.function_name,
                 "Lambda-Runtime-Trace-Id": invocation.trace_id,
             })
+            # The deadline's watcher starts once the event is on its way (a thread start is not nothing).
+            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
+                             daemon=True).start()
 
         def do_POST(self):
             if (self.headers.get("Lambda-Runtime-Function-Response-Mode") or "").lower() == "streaming":
@@ -451,21 +456,27 @@ def make_front_handler(harness):
 # end it with the `Lambda-Runtime-Function-Error-Type` / `-Error-Body` trailers. For HTTP integrations
 # (`application/vnd.awslambda.http-integration-response`) the body starts with a JSON prelude
 # ({statusCode, headers, cookies}) and eight NUL bytes. The front forwards every chunk to its client
-# as it arrives (chunked); a client that hangs up does not stop the function: the rest is read and
-# dropped, as Lambda does. The error trailers, when present, end the client's chunked answer too
-# (Function URLs just end the body; the harness shows them so tests can see them), and the control
-# port's /invocations reports the stream's bytes, chunks and error, and when the event was delivered
-# (deliveredAt), the POST arrived (postedAt) and its first chunk (firstChunkAt), in epoch seconds.
+# as it arrives (chunked): the thread that reads the POST writes each chunk to the client connection
+# itself, which the front's thread lends it (no hand-over between threads on a chunk's path; a slow
+# client slows the POST, so memory stays bounded). A client that hangs up does not stop the function:
+# the rest is read and dropped, as Lambda does. The error trailers, when present, end the client's
+# chunked answer too (Function URLs just end the body; the harness shows them so tests can see them),
+# and the control port's /invocations reports the stream's bytes, chunks and error, when the request
+# arrived (receivedAt), the event was delivered (deliveredAt), the POST arrived (postedAt), its first
+# chunk (firstChunkAt, the prelude's) and its first chunk with body bytes (firstBodyChunkAt), in epoch
+# seconds, and the POST's connection (`connection`: the runtime's local
+# port, so a test can tell a kept connection from a new one).
+
+NULS = b"\0" * 8
+MAX_PRELUDE = 65536
 
 
 class StreamedResponse:
-    """Chunks between the Runtime API handler (producer) and the HTTP front (consumer), bounded."""
+    """One streamed POST on its way to the front's client."""
 
-    END = object()
-
-    def __init__(self, content_type):
+    def __init__(self, content_type, connection=None):
         self.content_type = content_type
-        self.chunks = queue.Queue(maxsize=64)
+        self.connection = connection
         self.ended = threading.Event()
         self.bytes = 0
         self.count = 0
@@ -474,42 +485,181 @@ class StreamedResponse:
         self.client_gone = False
         self.started = time.time()
         self.first_chunk_at = None
+        self.first_body_chunk_at = None  # the first chunk with body bytes (after the prelude) arrived
         self.finished = None
+        # The client side: the front's handler once it lends its connection (`attach`); `forwarded` once
+        # the client's answer is complete (or given up).
+        self.lock = threading.Lock()
+        self.attached = threading.Event()
+        self.forwarded = threading.Event()
+        self.front = None
+        integration = content_type.split(";")[0].strip().lower() == STREAM_CONTENT_TYPE
+        self.prelude = bytearray() if integration else None
+        self.head_sent = False
+        # Once the head and the first body bytes are out: the reading loop writes each chunk itself.
+        self.fast = False
+
+    def attach(self, front):
+        """The front's thread lends its client connection (None: nobody reads this stream; it is drained)."""
+        self.front = front
+        self.attached.set()
 
     def end(self, error_type=None, error_body=None):
+        """Records how the stream ended (the first end wins); the reading thread then closes the client's
+        answer (`close_client`)."""
         if self.ended.is_set():
             return
+        self.fast = False
         self.error_type, self.error_body = error_type, error_body
         self.finished = time.time()
         self.ended.set()
-        self.chunks.put(StreamedResponse.END)
+
+    def deliver(self, chunk):
+        """The Runtime API's thread: one chunk of the POST, written to the client now."""
+        arrived = time.time()
+        if not self.attached.is_set():
+            self.attached.wait(30)
+        with self.lock:
+            if self.forwarded.is_set() or self.ended.is_set():
+                return
+            if self.head_sent:
+                self.first_body_chunk_at = self.first_body_chunk_at or arrived
+                self._send([chunk])
+                self.fast = self.front is not None and not self.client_gone and not self.ended.is_set()
+                return
+            rest = chunk
+            if self.prelude is not None:
+                self.prelude += chunk
+                if NULS not in self.prelude:
+                    if len(self.prelude) > MAX_PRELUDE:
+                        self._fail_head()
+                    return
+                prelude, _, rest = bytes(self.prelude).partition(NULS)
+                head = self._head(prelude)
+                if head is None:
+                    return self._fail_head()
+            else:
+                head = self._head(None)
+            self.head_sent = True
+            self._send([chunk for chunk in (rest,) if chunk], head)
+            if rest:
+                self.first_body_chunk_at = arrived
+                self.fast = self.front is not None and not self.client_gone and not self.ended.is_set()
+
+    def close_client(self):
+        """The Runtime API's thread, once the POST is over: the last chunk and the trailers, or a 502 when
+        the prelude never came."""
+        if not self.attached.is_set():
+            self.attached.wait(30)
+        with self.lock:
+            if self.forwarded.is_set():
+                return
+            if not self.head_sent:
+                if self.prelude is not None:
+                    return self._fail_head()
+                self.head_sent = True
+                self._send([], self._head(None))
+            trailer = b"Lambda-Runtime-Function-Error-Type: %s\r\n" % self.error_type.encode() if self.error_type else b""
+            self._write([b"0\r\n" + trailer + b"\r\n"])
+            self.forwarded.set()
+
+    def _head(self, prelude):
+        """The status line and headers for the client, from the prelude (None: a plain stream); None when
+        the prelude is not a JSON object with a valid status."""
+        status, headers, cookies = 200, {"Content-Type": "application/octet-stream"}, []
+        if prelude is not None:
+            try:
+                document = json.loads(prelude)
+                status = int(document.get("statusCode", 200))
+                headers = document.get("headers") or {}
+                cookies = document.get("cookies") or []
+                if not 100 <= status <= 999:
+                    return None
+            except (ValueError, AttributeError, TypeError):
+                return None
+        front = self.front
+        reason = front.responses[status][0] if front is not None and status in front.responses else ""
+        lines = ["HTTP/1.1 %d %s" % (status, reason)]
+        if front is not None:
+            lines += ["Server: " + front.version_string(), "Date: " + front.date_time_string()]
+        try:
+            for name, value in headers.items():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    lines.append("%s: %s" % (name, value))
+            lines += ["Set-Cookie: %s" % cookie for cookie in cookies]
+        except AttributeError:
+            return None
+        lines += ["Transfer-Encoding: chunked", "Trailer: Lambda-Runtime-Function-Error-Type"]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace")
+
+    def _fail_head(self):
+        """No usable prelude: the client gets a 502, and the rest of the POST is drained."""
+        self.head_sent = True
+        self._write([b'HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Length: 35\r\n\r\n'
+                     b'{"message":"Internal Server Error"}'])
+        self.forwarded.set()
+
+    def _send(self, pieces, head=b""):
+        """One chunk to the client for `pieces` (after `head`, in the same write)."""
+        size = sum(len(piece) for piece in pieces)
+        parts = [head] + ([b"%x\r\n" % size] + pieces + [b"\r\n"] if size else [])
+        self._write(parts)
+
+    def _write(self, parts):
+        front = self.front
+        if front is None or self.client_gone:
+            return
+        try:
+            send_parts(front.connection, parts)
+        except OSError:
+            self.client_gone = True
+            self.fast = False
 
     def summary(self):
         return {"bytes": self.bytes, "chunks": self.count, "errorType": self.error_type,
                 "errorBody": self.error_body, "clientGone": self.client_gone,
                 "seconds": round((self.finished or time.time()) - self.started, 3),
-                "postedAt": self.started, "firstChunkAt": self.first_chunk_at}
+                "postedAt": self.started, "firstChunkAt": self.first_chunk_at,
+                "firstBodyChunkAt": self.first_body_chunk_at, "connection": self.connection}
 
 
-def read_chunked(rfile, trailers):
-    """Yields the chunks of a chunked body, then fills `trailers` (lower-cased names)."""
+def relay_chunks(rfile, stream, trailers):
+    """Reads a chunked body and hands each chunk on as it arrives, then fills `trailers` (lower-cased
+    names); returns an error type when the body is over Lambda's limit. Once the head is out, each chunk
+    goes to the client straight from here, one `sendmsg` per chunk (the long-stream path)."""
+    readline, read = rfile.readline, rfile.read
     while True:
-        line = rfile.readline(1024)
+        line = readline(1024)
         if not line:
             raise ValueError("truncated chunked body")
-        size = int(line.split(b";")[0].strip(), 16)
+        size = int(line.split(b";", 1)[0], 16)
         if size == 0:
             while True:
-                trailer = rfile.readline(65537)
+                trailer = readline(65537)
                 if trailer in (b"\r\n", b"\n", b""):
-                    return
+                    return None
                 name, _, value = trailer.decode("latin-1").partition(":")
                 trailers[name.strip().lower()] = value.strip()
-        data = rfile.read(size)
+        data = read(size)
         if len(data) < size:
             raise ValueError("truncated chunk")
-        rfile.readline()
-        yield data
+        readline()
+        stream.bytes += size
+        stream.count += 1
+        if stream.bytes > MAX_STREAM:
+            return "Function.ResponseSizeTooLarge"
+        if stream.fast:
+            parts = [b"%x\r\n" % size, data, b"\r\n"]
+            try:
+                sent = stream.front.connection.sendmsg(parts)
+                if sent < size + len(parts[0]) + 2:
+                    send_parts(stream.front.connection, [b"".join(parts)[sent:]])
+            except OSError:
+                stream.client_gone = True
+                stream.fast = False
+        else:
+            stream.first_chunk_at = stream.first_chunk_at or time.time()
+            stream.deliver(data)
 
 
 def receive_stream(handler, harness):
@@ -522,7 +672,8 @@ def receive_stream(handler, harness):
         return handler._reply(400, b'{"errorType":"InvalidRequestID"}')
     if (handler.headers.get("Transfer-Encoding") or "").lower() != "chunked":
         return handler._reply(400, b'{"errorType":"InvalidStreamingRequest"}')
-    stream = StreamedResponse(handler.headers.get("Content-Type") or "application/octet-stream")
+    stream = StreamedResponse(handler.headers.get("Content-Type") or "application/octet-stream",
+                              handler.client_address[1])
     invocation.stream = stream
     if not invocation.finish("stream"):
         invocation.stream = None
@@ -530,26 +681,23 @@ def receive_stream(handler, harness):
     trailers = {}
     error_type = None
     try:
-        for chunk in read_chunked(handler.rfile, trailers):
-            stream.first_chunk_at = stream.first_chunk_at or time.time()
-            stream.bytes += len(chunk)
-            stream.count += 1
-            if stream.bytes > MAX_STREAM:
-                error_type = "Function.ResponseSizeTooLarge"
-                break
-            stream.chunks.put(chunk)
-    except (ValueError, OSError):
-        error_type = "Runtime.TruncatedResponse"
-    error_type = error_type or trailers.get(ERROR_TYPE_TRAILER)
-    error_body = trailers.get(ERROR_BODY_TRAILER)
-    if error_body:
         try:
-            error_body = base64.b64decode(error_body).decode("utf-8", "replace")
-        except ValueError:
-            pass
-    invocation.outcome = "stream_error" if error_type else "stream"
-    invocation.error_type = error_type
-    stream.end(error_type, error_body)
+            error_type = relay_chunks(handler.rfile, stream, trailers)
+        except (ValueError, OSError):
+            error_type = "Runtime.TruncatedResponse"
+        error_type = error_type or trailers.get(ERROR_TYPE_TRAILER)
+        error_body = trailers.get(ERROR_BODY_TRAILER)
+        if error_body:
+            try:
+                error_body = base64.b64decode(error_body).decode("utf-8", "replace")
+            except ValueError:
+                pass
+        invocation.outcome = "stream_error" if error_type else "stream"
+        invocation.error_type = error_type
+        stream.end(error_type, error_body)
+    finally:
+        stream.end("Runtime.TruncatedResponse")  # only if nothing above ended it
+        stream.close_client()
     if error_type in ("Function.ResponseSizeTooLarge", "Runtime.TruncatedResponse"):
         handler.close_connection = True
         return handler._reply(413 if error_type == "Function.ResponseSizeTooLarge" else 400,
@@ -570,76 +718,12 @@ def send_parts(connection, parts):
 
 
 def forward_stream(handler, stream):
-    """The front side: the prelude becomes the status line and headers, then chunks as they come."""
-    pending = b""
-    status, headers, cookies = 200, {"Content-Type": "application/octet-stream"}, []
-    ended = False
-    if stream.content_type.split(";")[0].strip().lower() == STREAM_CONTENT_TYPE:
-        while b"\0" * 8 not in pending:
-            item = stream.chunks.get()
-            if item is StreamedResponse.END or len(pending) > 65536:
-                ended = True
-                break
-            pending += item
-        if ended:
-            return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
-        prelude, _, pending = pending.partition(b"\0" * 8)
-        try:
-            document = json.loads(prelude)
-            status = int(document.get("statusCode", 200))
-            headers = document.get("headers") or {}
-            cookies = document.get("cookies") or []
-        except (ValueError, AttributeError, TypeError):
-            return handler._send(502, {"Content-Type": "application/json"}, [], b'{"message":"Internal Server Error"}')
-
-    def send(pieces):
-        """One chunk to the client for `pieces` (what is queued now), written without joining them."""
-        size = sum(len(piece) for piece in pieces)
-        if stream.client_gone or not size:
-            return
-        try:
-            handler.wfile.flush()
-            send_parts(handler.connection, [b"%x\r\n" % size] + pieces + [b"\r\n"])
-        except OSError:
-            stream.client_gone = True
-
-    try:
-        handler.send_response(status)
-        for name, value in headers.items():
-            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
-                handler.send_header(name, str(value))
-        for cookie in cookies:
-            handler.send_header("Set-Cookie", cookie)
-        handler.send_header("Transfer-Encoding", "chunked")
-        handler.send_header("Trailer", "Lambda-Runtime-Function-Error-Type")
-        handler.end_headers()
-        handler.wfile.flush()
-    except OSError:
-        stream.client_gone = True
-    send([pending])
-    ended = False
-    while not ended:
-        # Forward what has arrived, now: the chunk waited for, and every one queued behind it (the
-        # runtime wrote faster than this thread sent), as one write.
-        pieces = [stream.chunks.get()]
-        while len(pieces) < 64:
-            try:
-                pieces.append(stream.chunks.get_nowait())
-            except queue.Empty:
-                break
-        if pieces[-1] is StreamedResponse.END:
-            pieces.pop()
-            ended = True
-        send(pieces)
+    """The front side: lends the client connection to the stream and waits until it was forwarded."""
+    handler.wfile.flush()
+    stream.attach(handler)
+    stream.forwarded.wait()
     if stream.client_gone:
         handler.close_connection = True
-        return
-    try:
-        trailer = b"Lambda-Runtime-Function-Error-Type: %s\r\n" % stream.error_type.encode() if stream.error_type else b""
-        handler.wfile.write(b"0\r\n" + trailer + b"\r\n")
-        handler.wfile.flush()
-    except OSError:
-        stream.client_gone = True
 
 
 def make_control_handler(harness):
@@ -677,6 +761,8 @@ def make_control_handler(harness):
             deadline = self.headers.get("X-Harness-Deadline-Ms")
             pool = harness.pool_for(self.headers.get("X-Harness-Pool") == SIGNED_IN)
             invocation = harness.invoke(event, int(deadline) if deadline else None, pool)
+            if invocation.stream is not None:
+                invocation.stream.attach(None)  # no client here: the stream is drained
             return self._json(200, invocation.summary())
 
     return ControlHandler

@@ -204,6 +204,41 @@ struct StreamingBootstrapTests {
         #expect(instances.arrayValue?.first?["restarts"]?.intValue == 0)
     }
 
+    /// Streamed responses go out on a kept Runtime API connection; one that ended with trailers is never
+    /// reused (libcurl 7.88 keeps that handle's trailer state), and the streams after it are whole.
+    @Test func streamedResponsesReuseTheRuntimeConnectionExceptAfterTrailers() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let device = Self.device()
+        func lastConnection() async throws -> Int64 {
+            let invocations = try #require(try await harness.get("/invocations").arrayValue)
+            return try #require(invocations.last?["stream"]?["connection"]?.intValue)
+        }
+        func whole() async throws -> Int64 {
+            let received = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":3}"#)
+            #expect(received.failure == nil)
+            #expect(String(decoding: received.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
+            return try await lastConnection()
+        }
+        var clean: [Int64] = []
+        for _ in 0..<3 { clean.append(try await whole()) }
+        #expect(clean[1] == clean[0] && clean[2] == clean[0], "POSTed on connections \(clean)")
+
+        let cut = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":6,"intervalMs":20,"cutAfter":2,"question":"q"}"#
+        )
+        #expect(cut.bytes > 0)
+        let trailed = try await lastConnection()
+        let invocations = try #require(try await harness.get("/invocations").arrayValue)
+        #expect(invocations.last?["stream"]?["errorType"]?.stringValue == "Upstream.StreamFailed")
+        var after: [Int64] = []
+        for _ in 0..<3 { after.append(try await whole()) }
+        #expect(!after.contains(trailed), "a connection of the handle that sent trailers was reused: \(after)")
+        #expect(after[2] == after[1], "POSTed on connections \(after)")
+    }
+
     @Test func aTenMegabyteStreamLeavesTheBootstrapMemoryWithinOneMebibyteOfAShortOne() async throws {
         let upstream = try await FakeUpstreamProcess()
         let harness = try await Self.start(upstream, maxStreamSeconds: 60)

@@ -22,6 +22,32 @@ import Testing
         #expect(throws: HTTPError(.protocolRefused)) { try URLPolicy.check("http://169.254.169.254/") }
     }
 
+    @Test func theOriginSpellsOutThePort() throws {
+        #expect(
+            try URLPolicy.check("http://127.0.0.1:9001/2018-06-01/runtime/invocation/next").origin
+                == "http://127.0.0.1:9001"
+        )
+        #expect(
+            try URLPolicy.check("https://Dynamodb.eu-west-1.amazonaws.com/").origin
+                == "https://dynamodb.eu-west-1.amazonaws.com:443"
+        )
+        #expect(try URLPolicy.check("http://localhost/x?y=1").origin == "http://localhost:80")
+    }
+
+    /// An idle handle is taken by the origin it last served (its connection there is kept), else the most
+    /// recently returned one.
+    @Test func thePoolHandsOutTheHandleOfTheSameOrigin() {
+        let pool = CurlHandlePool(capacity: 4)
+        let store = pool.take(for: "http://127.0.0.1:8000")
+        let runtime = pool.take(for: "http://127.0.0.1:9001")
+        pool.giveBack(runtime)
+        pool.giveBack(store)
+        #expect(pool.take(for: "http://127.0.0.1:9001") === runtime)
+        #expect(pool.take(for: "https://api.example.com:443") === store)
+        #expect(store.origin == "https://api.example.com:443")
+        #expect(pool.idleCount == 0)
+    }
+
     @Test func caBundleIsFoundFromTheCandidateList() {
         #expect(CAInfo.systemBundlePath(candidates: ["/nonexistent/a.pem", "/etc/hostname"]) == "/etc/hostname")
         #expect(CAInfo.systemBundlePath(candidates: ["/nonexistent/a.pem"]) == nil)

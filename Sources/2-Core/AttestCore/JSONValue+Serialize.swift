@@ -1,57 +1,84 @@
 extension JSONValue {
     /// Compact JSON text with object keys in sorted order, so equal values serialise identically.
-    package var serialized: String {
-        var out = ""
+    package var serialized: String { String(decoding: serializedBytes, as: UTF8.self) }
+
+    /// The UTF-8 bytes of `serialized`, written as bytes (no `String` is built on the way).
+    package var serializedBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
         write(to: &out)
         return out
     }
 
-    /// The UTF-8 bytes of `serialized`.
-    package var serializedBytes: [UInt8] { Array(serialized.utf8) }
-
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .double(let value):
-            out += value.isFinite ? String(value) : "null"
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value): out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 members[key]!.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Escapes per RFC 8259 section 7: quotes, backslash and every control character.
-    private static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// Escapes per RFC 8259 section 7: quotes, backslash and every control character, and U+2028 and
+    /// U+2029 (line breaks to JavaScript); runs of other bytes are copied whole.
+    private static func writeString(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var run = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                let escape: (length: Int, scalar: UInt32)?
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0..<0x20: escape = (1, UInt32(byte))
+                case 0xe2
+                where index + 2 < utf8.count && utf8[index + 1] == 0x80
+                    && (utf8[index + 2] == 0xa8 || utf8[index + 2] == 0xa9):
+                    escape = (3, 0x2000 | UInt32(utf8[index + 2] - 0xa8 + 0x28))
+                default: escape = nil
+                }
+                guard let escape else {
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                switch escape.scalar {
+                case 0x22: out.append(contentsOf: #"\""#.utf8)
+                case 0x5c: out.append(contentsOf: #"\\"#.utf8)
+                case 0x0a: out.append(contentsOf: #"\n"#.utf8)
+                case 0x0d: out.append(contentsOf: #"\r"#.utf8)
+                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                default:
+                    out.append(contentsOf: #"\u"#.utf8)
+                    for shift in stride(from: 12, through: 0, by: -4) {
+                        out.append(Self.hexDigits[Int((escape.scalar >> UInt32(shift)) & 0xf)])
+                    }
+                }
+                index += escape.length
+                run = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<utf8.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -1,10 +1,9 @@
-internal import FoundationEssentials
-
 /// A JSON document as a value: what API Gateway events, DynamoDB's wire format and Google's answers
 /// are read into before typed decoding, and what log lines are written from.
 ///
-/// Decoding goes through `JSONDecoder` (bounded nesting depth); encoding is our own so that key order
-/// is stable and every string is escaped the same way in logs and responses.
+/// Parsing is our own (`JSONParser`: one pass over the bytes, bounded nesting depth; the same values as
+/// the `Codable` conformance through `JSONDecoder` gives, at a fraction of its cost), and so is encoding,
+/// so that key order is stable and every string is escaped the same way in logs and responses.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -52,11 +51,12 @@ extension JSONValue: Codable {
 extension JSONValue {
     /// Parses UTF-8 JSON bytes. Any malformed input throws `JSONValue.ParseError`.
     package static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw ParseError()
+        var parsed: Result<JSONValue, ParseError>?
+        bytes.withContiguousStorageIfAvailable { buffer in
+            parsed = Result { () throws(ParseError) in try JSONParser.parse(buffer) }
         }
+        if let parsed { return try parsed.get() }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(ParseError) in try JSONParser.parse(buffer) }
     }
 
     package struct ParseError: Error, Hashable {}

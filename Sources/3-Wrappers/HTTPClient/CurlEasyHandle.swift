@@ -12,6 +12,10 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// cooperative pool. Serial queues target libdispatch's overcommit root queue, so a blocked perform
     /// gets its own thread instead of starving other work.
     let queue: DispatchQueue
+    /// The origin (`URLPolicy.Target.origin`) of the last request this handle served: its connection
+    /// cache holds a connection there. Only read and written by the request that owns the handle, or
+    /// under `CurlHandlePool`'s mutex.
+    var origin = ""
 
     init() {
         CurlGlobal.ensureInitialised()

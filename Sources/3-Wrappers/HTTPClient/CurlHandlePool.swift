@@ -13,9 +13,16 @@ final class CurlHandlePool: Sendable {
         self.capacity = max(0, capacity)
     }
 
-    /// An idle handle, or a new one when none is idle.
-    func take() -> CurlEasyHandle {
-        idle.withLock { $0.popLast() } ?? CurlEasyHandle()
+    /// The idle handle that last served `origin` (its connection there is kept), else the most recently
+    /// used idle one, else a new one.
+    func take(for origin: String) -> CurlEasyHandle {
+        let handle =
+            idle.withLock { handles -> CurlEasyHandle? in
+                if let index = handles.lastIndex(where: { $0.origin == origin }) { return handles.remove(at: index) }
+                return handles.popLast()
+            } ?? CurlEasyHandle()
+        handle.origin = origin
+        return handle
     }
 
     /// Resets `handle` and keeps it for the next request (or frees it when the pool is full).

@@ -33,14 +33,29 @@ final class CurlTransfer {
         self.cancellation = cancellation
     }
 
-    /// Response headers of the final response (interim `100 Continue` blocks are discarded).
+    /// Response headers of the final response (interim `100 Continue` blocks are discarded). Names and
+    /// values are trimmed of ASCII whitespace (HTTP's optional whitespace, and the line's CRLF), on bytes.
     var headers: [HTTPHeader] {
         headerLines.compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].trimmingWhitespace()
-            let value = line[line.index(after: colon)...].trimmingWhitespace()
-            return name.isEmpty ? nil : HTTPHeader(String(name), String(value))
+            var line = line
+            return line.withUTF8 { bytes -> HTTPHeader? in
+                guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+                let name = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[..<colon]))
+                guard !name.isEmpty else { return nil }
+                let value = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[(colon + 1)...]))
+                return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            }
         }
+    }
+
+    /// `bytes` without leading and trailing ASCII whitespace (space, tab, CR, LF, VT, FF).
+    static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0d).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else {
+            return UnsafeBufferPointer(rebasing: bytes[0..<0])
+        }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
+        return UnsafeBufferPointer(rebasing: bytes[first...last])
     }
 
     /// `CURLOPT_WRITEFUNCTION`: appends body bytes; returning anything but `size * nmemb` aborts the
@@ -77,12 +92,13 @@ final class CurlTransfer {
             transfer.headersTooLarge = true
             return 0
         }
-        let line = pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        let (line, blank) = pointer.withMemoryRebound(to: UInt8.self, capacity: length) { start in
+            let bytes = UnsafeBufferPointer(start: start, count: length)
+            return (String(decoding: bytes, as: UTF8.self), CurlTransfer.trimmed(bytes).isEmpty)
         }
         if line.hasPrefix("HTTP/") {
             transfer.headerLines.removeAll()  // a new response starts (after 1xx)
-        } else if !line.trimmingWhitespace().isEmpty {
+        } else if !blank {
             transfer.headerLines.append(line)
         } else if let stream = transfer.stream, let curl = transfer.curl {
             // The blank line after a final (non-1xx) status: the head is complete before any body byte.
@@ -104,11 +120,11 @@ final class CurlTransfer {
         return stream.push(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
     }
 
-    /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the `RequestBodyStream`).
+    /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the upload's `UploadContext`).
     static let readCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
         guard let userdata else { return Int(CURL_READFUNC_ABORT) }
-        let body = Unmanaged<RequestBodyStream>.fromOpaque(userdata).takeUnretainedValue()
-        let copied = body.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
+        let context = Unmanaged<UploadContext>.fromOpaque(userdata).takeUnretainedValue()
+        let copied = context.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
         return copied < 0 ? Int(CURL_READFUNC_ABORT) : copied
     }
 
@@ -123,15 +139,5 @@ final class CurlTransfer {
             list.pointee = appended
         }
         return Int32(CURL_TRAILERFUNC_OK)
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingWhitespace() -> Substring {
-        // "\r\n" is one Character (a grapheme cluster), so compare on whitespace, not on single bytes.
-        let isSpace: (Character) -> Bool = { $0.isWhitespace }
-        guard let start = firstIndex(where: { !isSpace($0) }) else { return Substring() }
-        let end = lastIndex(where: { !isSpace($0) })!
-        return Substring(self[start...end])
     }
 }

@@ -22,11 +22,18 @@ extension CurlTransport: HTTPStreamingTransport {
     public func send(_ request: HTTPRequest, streamingBody body: RequestBodyStream) async throws -> HTTPResponse {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
-        // A handle of its own, freed afterwards: libcurl 7.88 keeps per-handle trailer state that
-        // `curl_easy_reset` does not clear, and a pooled handle reused after a chunked upload with a
-        // trailer callback corrupts the heap on a later transfer (seen on the third streamed response).
-        let handle = CurlEasyHandle()
+        // A pooled handle, so the POST goes out on a kept connection (the Runtime API's: one connection
+        // for /next and every response, no connect and no new server-side connection per stream). libcurl
+        // 7.88 keeps a handle's trailer state after a chunked upload that sent trailers (`trailers_state`
+        // stays TRAILERS_DONE; `curl_easy_reset` does not clear it), and the next chunked upload on that
+        // handle writes its chunk header before the upload buffer: so the trailer callback is installed
+        // only when the body ends with trailers (`UploadContext`), and such a handle is freed, never reused.
+        let pool = self.pool
+        let handle = pool.take(for: target.origin)
+        let context = UploadContext(body: body, curl: handle.raw)
         let caBundlePath = self.caBundlePath
+        // A handle that sent trailers is freed here, with its connection (the last reference goes).
+        defer { if !context.trailersInstalled { pool.giveBack(handle) } }
         do {
             let response = try await Self.transfer(
                 on: handle,
@@ -34,7 +41,7 @@ extension CurlTransport: HTTPStreamingTransport {
                 { cancellation throws(HTTPError) in
                     try Self.performUpload(
                         request,
-                        body: body,
+                        context: context,
                         target: target,
                         caBundlePath: caBundlePath,
                         cancellation: cancellation,
@@ -54,7 +61,7 @@ extension CurlTransport: HTTPStreamingTransport {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
         let pool = self.pool
-        let handle = pool.take()
+        let handle = pool.take(for: target.origin)
         let caBundlePath = self.caBundlePath
         handle.queue.async {
             Self.performDownload(request, into: stream, target: target, caBundlePath: caBundlePath, on: handle)
@@ -68,13 +75,14 @@ extension CurlTransport: HTTPStreamingTransport {
 
     private static func performUpload(
         _ request: HTTPRequest,
-        body: RequestBodyStream,
+        context: UploadContext,
         target: URLPolicy.Target,
         caBundlePath: String?,
         cancellation: CancellationFlag,
         on handle: CurlEasyHandle
     ) throws(HTTPError) -> HTTPResponse {
         let curl = handle.raw
+        let body = context.body
         let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes, cancellation: cancellation)
         var lines = headerLines(for: request)
         lines.append("Transfer-Encoding: chunked")
@@ -83,16 +91,11 @@ extension CurlTransport: HTTPStreamingTransport {
         configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
         set(curl, CURLOPT_POST, 1)
         check(cshim_curl_setopt_read_cb(curl, CurlTransfer.readCallback))
-        let source = Unmanaged.passUnretained(body).toOpaque()
-        check(cshim_curl_setopt_ptr(curl, CURLOPT_READDATA, source))
-        if !body.trailerNames.isEmpty {
-            check(cshim_curl_setopt_trailer_cb(curl, CurlTransfer.trailerCallback))
-            check(cshim_curl_setopt_ptr(curl, CURLOPT_TRAILERDATA, source))
-        }
+        check(cshim_curl_setopt_ptr(curl, CURLOPT_READDATA, Unmanaged.passUnretained(context).toOpaque()))
         installCallbacks(curl, transfer, write: CurlTransfer.writeCallback)
 
         let (code, message) = run(curl) {
-            withExtendedLifetime((transfer, headerList, body)) { curl_easy_perform(curl) }
+            withExtendedLifetime((transfer, headerList, context)) { curl_easy_perform(curl) }
         }
         guard code == CURLE_OK else { throw HTTPError.from(code, transfer: transfer, message: message) }
         var status = 0
@@ -129,5 +132,33 @@ extension CurlTransport: HTTPStreamingTransport {
             // How far it got decides what a caller may release (HTTPError.Stage), as for buffered calls.
             stream.end(failure(curl, code, transfer: transfer, message: message))
         }
+    }
+}
+
+/// What a streamed upload's read callback works with: the body, and the handle, on which it installs
+/// the trailer callback at the end of a body that has trailers (libcurl reads `CURLOPT_TRAILERFUNCTION`
+/// when the read callback has returned 0, to decide whether the last chunk is followed by trailers).
+/// Used only on the handle's queue during `curl_easy_perform`; `trailersInstalled` is read after it.
+final class UploadContext: @unchecked Sendable {
+    let body: RequestBodyStream
+    let curl: UnsafeMutableRawPointer
+    private(set) var trailersInstalled = false
+
+    init(body: RequestBodyStream, curl: UnsafeMutableRawPointer) {
+        self.body = body
+        self.curl = curl
+    }
+
+    /// The read callback's side: the body's bytes; at its end, the trailer callback when there are trailers.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = body.read(into: buffer)
+        if count == 0, !trailersInstalled, !body.trailers.isEmpty {
+            trailersInstalled = true
+            CurlTransport.check(cshim_curl_setopt_trailer_cb(curl, CurlTransfer.trailerCallback))
+            CurlTransport.check(
+                cshim_curl_setopt_ptr(curl, CURLOPT_TRAILERDATA, Unmanaged.passUnretained(body).toOpaque())
+            )
+        }
+        return count
     }
 }

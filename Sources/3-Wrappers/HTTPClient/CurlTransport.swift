@@ -36,7 +36,7 @@ public struct CurlTransport: HTTPTransport {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
         if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
-        let handle = pool.take()
+        let handle = pool.take(for: target.origin)
         defer { pool.giveBack(handle) }
         let caBundlePath = self.caBundlePath
         return try await Self.transfer(on: handle) { cancellation throws(HTTPError) in

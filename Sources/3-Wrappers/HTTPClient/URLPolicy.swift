@@ -11,6 +11,9 @@ package struct URLPolicy {
         package var scheme: String
         package var host: String
         package var isLoopback: Bool
+        /// `scheme://host:port` (the port spelled out, default or not): which connections a handle
+        /// that served this target keeps (`CurlHandlePool.take(for:)`).
+        package var origin: String = ""
         /// The value for `CURLOPT_PROTOCOLS_STR`: exactly the one protocol this request may use.
         var allowedProtocols: String { scheme }
     }
@@ -37,9 +40,11 @@ package struct URLPolicy {
             throw HTTPError(.invalidURL, detail: "URL without host")
         }
         let loopback = isLoopback(host: host)
+        let port = part(handle, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT)) ?? ""
+        let origin = scheme + "://" + host + ":" + port
         switch scheme {
-        case "https": return Target(scheme: scheme, host: host, isLoopback: loopback)
-        case "http" where loopback: return Target(scheme: scheme, host: host, isLoopback: true)
+        case "https": return Target(scheme: scheme, host: host, isLoopback: loopback, origin: origin)
+        case "http" where loopback: return Target(scheme: scheme, host: host, isLoopback: true, origin: origin)
         default: throw HTTPError(.protocolRefused, detail: "scheme \(scheme) refused for this host")
         }
     }
@@ -57,9 +62,9 @@ package struct URLPolicy {
         return octets[0] == "127"
     }
 
-    private static func part(_ handle: OpaquePointer, _ what: CURLUPart) -> String? {
+    private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(handle, what, &value, 0) == CURLUE_OK, let value else { return nil }
+        guard curl_url_get(handle, what, &value, flags) == CURLUE_OK, let value else { return nil }
         defer { curl_free(value) }
         return String(cString: value)
     }

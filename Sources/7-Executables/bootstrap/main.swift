@@ -24,7 +24,9 @@ guard let runtimeAPI = environment["AWS_LAMBDA_RUNTIME_API"] else {
     exit(1)
 }
 let transport = CurlTransport()
-let client = CurlRuntimeAPIClient(endpoint: runtimeAPI, transport: transport)
+// The Runtime API has handles of its own: /next and every response, streamed ones included, go out on
+// the one kept connection, which a store or provider request never takes.
+let client = CurlRuntimeAPIClient(endpoint: runtimeAPI, transport: CurlTransport(poolCapacity: 1))
 
 let handler: Application.Handler
 let logger: Logger
