@@ -60,10 +60,11 @@ enum CLIRunner {
         stdin: [UInt8],
         environment: [String: String]
     ) -> Outcome {
-        var input: [Int32] = [0, 0]
-        var output: [Int32] = [0, 0]
-        var errors: [Int32] = [0, 0]
-        precondition(pipe(&input) == 0 && pipe(&output) == 0 && pipe(&errors) == 0)
+        // Close-on-exec (ChildPipe): a child another test spawns meanwhile must not hold the output pipe open,
+        // or `drain` would wait for that child's exit.
+        guard let input = ChildPipe.make(), let output = ChildPipe.make(), let errors = ChildPipe.make() else {
+            preconditionFailure("cannot make pipes: \(errno)")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -78,7 +79,7 @@ enum CLIRunner {
         let envp = env.map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+        let spawned = ChildPipe.spawning { posix_spawn(&pid, binary, &actions, nil, argv, envp) }
         precondition(spawned == 0, "cannot start \(binary): \(spawned)")
         close(input[0])
         close(output[1])

@@ -15,4 +15,23 @@ import Testing
         await child.stop()
         #expect(blocked?.split(separator: "\t").last == "0000000000000000", "\(blocked ?? "no SigBlk line")")
     }
+
+    /// A child's pipes are close-on-exec: a child spawned later (by any test, on any thread) does not hold
+    /// them. Here the later child would hold the first one's stdin open, so closing it would not reach the
+    /// first child as end of file until the later one exited (the harness stops on that end of file).
+    @Test func aLaterChildDoesNotHoldAnEarlierChildsStdin() async throws {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        let reader = try ChildProcess(
+            ["python3", "-c", "import sys; sys.stdin.read(); print('eof', flush=True)"],
+            environment: ["PATH": path]
+        )
+        let bystander = try ChildProcess(["sleep", "5"], environment: ["PATH": path])
+        reader.closeInput()
+        #expect(await reader.nextLine() == "eof")
+        // End of file came while the bystander still runs (not when its exit dropped an inherited copy).
+        var status: Int32 = 0
+        #expect(waitpid(bystander.pid, &status, WNOHANG) == 0)
+        await bystander.stop()
+        await reader.stop()
+    }
 }

@@ -9,16 +9,16 @@ public final class ChildProcess: Sendable {
     public let pid: Int32
     private let stdinFD: Int32
     private let stdoutFD: Int32
-    private let state = Mutex<(buffer: [UInt8], exited: Bool)>(([], false))
+    private let state = Mutex<(buffer: [UInt8], exited: Bool, inputClosed: Bool)>(([], false, false))
 
     /// Spawns `arguments[0]` (looked up in `PATH`) with exactly `environment`.
     /// Where every child's stderr is appended (harness logs for debugging a failed run).
     public static let stderrLog = "/tmp/attestgate-test-children.log"
 
     public init(_ arguments: [String], environment: [String: String]) throws {
-        var input: [Int32] = [0, 0]
-        var output: [Int32] = [0, 0]
-        guard pipe(&input) == 0, pipe(&output) == 0 else { throw SpawnError(errno: errno) }
+        // Close-on-exec (ChildPipe): a child another test spawns later must not hold this one's stdin open
+        // after `stop()` closes it (the harness stops on that end of file).
+        guard let input = ChildPipe.make(), let output = ChildPipe.make() else { throw SpawnError(errno: errno) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,7 +53,7 @@ public final class ChildProcess: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
+        let rc = ChildPipe.spawning { posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp) }
         close(input[0])
         close(output[1])
         guard rc == 0 else {
@@ -90,6 +90,15 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Closes the child's stdin (it reads end of file) and nothing else; `stop()` later does not close it twice.
+    public func closeInput() {
+        state.withLock { state in
+            guard !state.inputClosed else { return }
+            state.inputClosed = true
+            close(stdinFD)
+        }
+    }
+
     /// Closes stdin, sends SIGTERM and waits (off the cooperative pool) until the child is gone: up to 5 s,
     /// then SIGKILL. Safe to call more than once, and together with `terminate()`.
     public func stop() async {
@@ -106,12 +115,12 @@ public final class ChildProcess: Sendable {
 
     /// The first call closes stdin and sends SIGTERM, and returns the blocking reaper; later calls nil.
     private func signalStop() -> (@Sendable () -> Void)? {
-        let first = state.withLock { state -> Bool in
-            defer { state.exited = true }
-            return !state.exited
+        let (first, inputOpen) = state.withLock { state -> (Bool, Bool) in
+            defer { (state.exited, state.inputClosed) = (true, true) }
+            return (!state.exited, !state.inputClosed)
         }
         guard first else { return nil }
-        close(stdinFD)
+        if inputOpen { close(stdinFD) }
         kill(pid, SIGTERM)
         let (pid, stdoutFD) = (self.pid, self.stdoutFD)
         return {

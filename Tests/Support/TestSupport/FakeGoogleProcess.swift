@@ -67,8 +67,8 @@ public final class FakeGoogleProcess: Sendable {
         }
         arguments += extraArguments
 
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw StartError(what: "pipe") }
+        // Close-on-exec (ChildPipe): a child another test spawns meanwhile must not hold the write end.
+        guard let fds = ChildPipe.make() else { throw StartError(what: "pipe") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -79,7 +79,7 @@ public final class FakeGoogleProcess: Sendable {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
-        let spawned = posix_spawnp(&child, "python3", &actions, nil, &argv, environ)
+        let spawned = ChildPipe.spawning { posix_spawnp(&child, "python3", &actions, nil, &argv, environ) }
         close(fds[1])
         guard spawned == 0 else {
             close(fds[0])
