@@ -67,22 +67,10 @@ fi
 start=$(date +%s)
 echo "build-curl: libcurl from Debian's curl $version (HTTP/1.1 + HTTPS over OpenSSL, static) into $PREFIX"
 
-# A private apt: deb-src for each Debian suite the machine uses, its own lists directory.
+# A private apt for Debian's source packages (scripts/debian-source-apt.sh).
 APT="$PWD/$CURL_DIR/apt"
-rm -rf "$APT"
-mkdir -p "$APT/lists/partial" "$APT/sources.list.d"
-: >"$APT/sources.list"
-shopt -s nullglob
-for f in /etc/apt/sources.list.d/*.sources; do
-    # deb822: every stanza whose Types list `deb` also gets `deb-src` (same URIs, suites, keyring).
-    sed -E 's/^Types:(.*)\bdeb\b(.*)$/Types:\1deb\2 deb-src/' "$f" >"$APT/sources.list.d/$(basename "$f")"
-done
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f "$f" ]] && sed -nE 's/^deb( .*)$/deb-src\1/p' "$f" >>"$APT/sources.list"
-done
-shopt -u nullglob
-apt_opts=(-o "Dir::Etc::SourceList=$APT/sources.list" -o "Dir::Etc::SourceParts=$APT/sources.list.d"
-    -o "Dir::State::Lists=$APT/lists" -o "APT::Sandbox::User=root")
+source scripts/debian-source-apt.sh  # the working directory is the repository (above)
+debian_source_apt "$APT"
 apt-get "${apt_opts[@]}" -qq update
 SRC="$PWD/$CURL_DIR/src"
 rm -rf "$SRC"

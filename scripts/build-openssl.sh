@@ -69,24 +69,10 @@ fi
 start=$(date +%s)
 echo "build-openssl: libcrypto, libssl from Debian's openssl $version (static, trimmed) into $PREFIX"
 
-# A private apt: deb-src for each Debian suite the machine uses, its own lists directory (as build-curl.sh).
+# A private apt for Debian's source packages (scripts/debian-source-apt.sh).
 APT="$PWD/$OPENSSL_DIR/apt"
-rm -rf "$APT"
-mkdir -p "$APT/lists/partial" "$APT/sources.list.d"
-: >"$APT/sources.list"
-shopt -s nullglob
-# Only Debian's own archives (debian.org): a third-party repository (node, cloud SDKs) has no openssl source and
-# often no Sources index at all, which would fail the update.
-for f in /etc/apt/sources.list.d/*.sources; do
-    grep -Eq '^URIs:.*[./]debian\.org' "$f" || continue
-    sed -E 's/^Types:(.*)\bdeb\b(.*)$/Types:\1deb\2 deb-src/' "$f" >"$APT/sources.list.d/$(basename "$f")"
-done
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f "$f" ]] && sed -nE '/[./]debian\.org/s/^deb( .*)$/deb-src\1/p' "$f" >>"$APT/sources.list"
-done
-shopt -u nullglob
-apt_opts=(-o "Dir::Etc::SourceList=$APT/sources.list" -o "Dir::Etc::SourceParts=$APT/sources.list.d"
-    -o "Dir::State::Lists=$APT/lists" -o "APT::Sandbox::User=root")
+source scripts/debian-source-apt.sh  # the working directory is the repository (above)
+debian_source_apt "$APT"
 SRC="$PWD/$OPENSSL_DIR/src"
 pool_fetch() {  # <version>: the .dsc and its files from pool/ of each Debian URI the machine uses
     local v=${1#*:} uri dir f
