@@ -106,6 +106,21 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
                 throw RuntimeAPIError(.streamClosed, detail: error.reason.slug)
             }
         }
+
+        var blocking: (any BlockingStreamWriter)? { BlockingWriter(body: body) }
+    }
+
+    /// Writes into the streamed POST's body from the upstream download's own thread.
+    private struct BlockingWriter: BlockingStreamWriter {
+        let body: RequestBodyStream
+
+        func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) -> BlockingWriteFailure? {
+            switch body.writeBlocking(bytes, deadline: deadline) {
+            case .written: nil
+            case .timedOut: .deadline
+            case .closed(let error): .closed(RuntimeAPIError(.streamClosed, detail: error.reason.slug))
+            }
+        }
     }
 
     package func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {

@@ -151,5 +151,13 @@ package struct HTTPUpstream: UpstreamCalling {
         }
 
         func cancel() { stream.cancel() }
+
+        func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool {
+            stream.forward(to: sink)
+        }
+
+        func forwardingEnded() async -> UpstreamStreamError? {
+            await stream.forwardingEnded().map { UpstreamStreamError($0.reason.slug) }
+        }
     }
 }
