@@ -112,7 +112,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bootstrap",
-            dependencies: ["App", "OperatorCLI", "LambdaRuntime", "HTTPClient", "AttestCore"],
+            dependencies: ["App", "OperatorCLI", "LambdaRuntime", "HTTPClient", "AttestCore", "CShims"],
             path: "Sources/7-Executables/bootstrap",
             swiftSettings: strictSettings,
             linkerSettings: shippedLinkSettings
