@@ -6,6 +6,14 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // Release code reaches generic type metadata through its accessor functions, with the conformances it
+    // already knows, instead of by mangled name: that path demangles the name and scans every protocol
+    // conformance record of the binary for each new (type, protocol) pair, a third of a cold start's
+    // instructions (docs/performance.md, "Init order").
+    .unsafeFlags(
+        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release)
+    ),
 ]
 
 func module(_ name: String, in folder: String, _ dependencies: [Target.Dependency]) -> Target {
