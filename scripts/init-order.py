@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Writes the release link's symbol ordering file: the functions of `bootstrap` that run from exec to its
-first GET /next, in the order they first run (docs/performance.md, "Init order").
+"""Writes the release link's symbol ordering file: the code and data of `bootstrap` that a cold start reaches
+from exec to its first GET /next, in the order first reached (docs/performance.md, "Init order").
 
 The release link (Package.swift, `shippedLinkSettings`) passes the file to lld as `--symbol-ordering-file`:
-those functions then sit together at the start of `.text`, so a cold start faults in a few dozen pages of
-code instead of one page-sized piece of every corner of a 12 MB `.text`. The file only orders: a name that
-is no longer in the binary is skipped (`--no-warn-symbol-ordering`), and `scripts/link-check.sh` fails when
-too few of its names are left (then run `make init-order` again).
+those functions, and the `.rodata`, `.data` and `.bss` objects, then sit together at the start of their
+sections, so a cold start faults in a few dozen pages of code instead of one 64 KB window in every corner
+of a 12 MB `.text`. The file only orders: a name that is no longer in the binary is skipped
+(`--no-warn-symbol-ordering`), and `scripts/link-check.sh` (`--check`) fails when the order is not applied
+or too few of its names are left (then run `make init-order` again and commit the file).
 
-How: the binary runs under valgrind's callgrind, which records every function that runs, against a
+How: the binary runs under valgrind's lackey, which traces every instruction, load and store, against a
 one-shot Runtime API on a free loopback port; when the GET /next arrives the process is stopped with
-SIGTERM (callgrind writes its record on a fatal signal), so what runs after /next is not in the file.
-Needs valgrind (`make init-order` installs it); nothing in the build or in `make test` runs this.
+SIGTERM, so what runs after /next is not in the file. Each traced address is mapped to the symbol that holds
+it. Needs valgrind (`make init-order` installs it); the build and `make test` only read the file.
 
 Usage: scripts/init-order.py BINARY OUTPUT | scripts/init-order.py --check BINARY ORDER_FILE
 """
