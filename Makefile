@@ -10,14 +10,14 @@ APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 py
 	patchelf binutils python3-venv openssl advancecomp
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
-.PHONY: help setup build test lint format unit-test link-check run clean package package-check infra-check test-table \
+.PHONY: help setup build test lint format unit-test link-check init-order run clean package package-check infra-check test-table \
 	demo run-check openapi-check api-fuzz ref-check
 
 help:
 	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
 	@echo "             (SCRIPT=0 skips the session; make run-check plays it once and exits, as make test does)"
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
-	@echo "make setup | build | lint | format | clean | link-check"
+	@echo "make setup | build | lint | format | clean | link-check | init-order"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
 	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
@@ -39,8 +39,18 @@ endif
 
 ## build: the one shipped binary; `attestgate` is a link to it (bootstrap runs the operator CLI under that name).
 build: setup
-	$(SWIFT) build -c release --static-swift-stdlib --product bootstrap
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bootstrap
 	ln -sfn bootstrap .build/release/attestgate
+
+## init-order: rewrites scripts/init-order.txt, the code and data the release bootstrap reaches before its
+## first GET /next (valgrind's lackey), which the release link lays out first (docs/performance.md, "Init
+## order"); then relinks. Run it when link-check says the file went stale, and commit the file.
+init-order: build
+	@command -v valgrind >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
+	$(PYTHON) scripts/init-order.py .build/release/bootstrap scripts/init-order.txt
+	rm -f .build/release/bootstrap  # SwiftPM does not see the file behind the flag: relink
+	$(MAKE) build
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tools Tests Package.swift
@@ -96,7 +106,7 @@ run: build demo
 
 ## demo: the simulated devices and scripted session (not part of the Lambda zip).
 demo: setup
-	$(SWIFT) build -c release --static-swift-stdlib --product attestgate-demo
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product attestgate-demo
 
 ## run-check: the same session, non-interactively, on free ports; fails if any step is not as expected.
 ## Then the lifecycle: a second run is refused by name, SIGINT stops every process run.py started.
@@ -157,8 +167,8 @@ fuzz-smoke:
 ## never part of `make test`. BENCH_ARGS=--quick for a short pass.
 BENCH_ARGS ?=
 bench: package
-	$(SWIFT) build -c release --static-swift-stdlib --product AppAttestBench
-	$(SWIFT) build -c release --static-swift-stdlib --product GateBench
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product AppAttestBench
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product GateBench
 	@mkdir -p build
 	@rates=$$(openssl speed -seconds 3 ecdsap256 ecdsap384 2>/dev/null \
 	  | awk '/nistp256/ {p256=$$NF} /nistp384/ {p384=$$NF} END {print p256, p384}'); \

@@ -6,6 +6,14 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // Release code reaches generic type metadata through its accessor functions, with the conformances it
+    // already knows, instead of by mangled name: that path demangles the name and scans every protocol
+    // conformance record of the binary for each new (type, protocol) pair, a third of a cold start's
+    // instructions (docs/performance.md, "Init order").
+    .unsafeFlags(
+        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release)
+    ),
 ]
 
 func module(_ name: String, in folder: String, _ dependencies: [Target.Dependency]) -> Target {
@@ -22,14 +30,17 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String
 /// relative relocations (DT_RELR: a few KB for the loader instead of ~1 MB of R_X86_64_RELATIVE); no
 /// dynamic symbol table of our own (the static Swift stdlib's link asks for `-export-dynamic`: 6,000 Swift
 /// symbols nothing looks up, 0.5 MB); no DWARF unwind tables (scripts/discard-eh-frame.ld says why nothing
-/// needs them: 0.74 MiB of the zip). OpenSSL and zlib come static through PKG_CONFIG_PATH
-/// (scripts/link-static.sh).
+/// needs them: 0.74 MiB of the zip); the code and data that run before the first `/next` first in their
+/// sections, in the order scripts/init-order.txt gives (`make init-order` writes it: a cold start then
+/// faults in fewer pages). OpenSSL and zlib come static through PKG_CONFIG_PATH (scripts/link-static.sh).
 let shippedLinkSettings: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-L", "\(Context.packageDirectory)/build/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker",
             "pack-relative-relocs", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-T", "-Xlinker",
-            "\(Context.packageDirectory)/scripts/discard-eh-frame.ld",
+            "\(Context.packageDirectory)/scripts/discard-eh-frame.ld", "-Xlinker",
+            "--symbol-ordering-file=\(Context.packageDirectory)/scripts/init-order.txt", "-Xlinker",
+            "--no-warn-symbol-ordering",
         ],
         .when(configuration: .release)
     )
@@ -109,7 +120,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bootstrap",
-            dependencies: ["App", "OperatorCLI", "LambdaRuntime", "HTTPClient", "AttestCore"],
+            dependencies: ["App", "OperatorCLI", "LambdaRuntime", "HTTPClient", "AttestCore", "CShims"],
             path: "Sources/7-Executables/bootstrap",
             swiftSettings: strictSettings,
             linkerSettings: shippedLinkSettings

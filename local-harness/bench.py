@@ -719,7 +719,7 @@ def main(argv=None):
         cold_env = dict(base, DYNAMODB_ENDPOINT="http://127.0.0.1:%d" % dynamo_counter.port,
                         UPSTREAM_URL="http://127.0.0.1:%d" % upstream_counter.port)
         cold_start([binary], cold_env, 2)  # page cache warm, as for every later run
-        swift, swift_cpu, swift_rusage = cold_start([binary], cold_env, 5 if quick else 21)
+        swift, swift_cpu, swift_rusage = cold_start([binary], cold_env, 5 if quick else 51)
         before_next = dynamo_counter.accepted + upstream_counter.accepted
         reference = ("import boto3, cbor2, http.client, os\n"
                      "from cryptography import x509\n"

@@ -75,5 +75,16 @@ if readelf -S -W "$binary" | grep -Eq ' \.eh_frame +'; then
     echo "link-check: $binary carries .eh_frame (the release link discards it: scripts/discard-eh-frame.ld)" >&2
     exit 1
 fi
+# No RPATH or RUNPATH (make build passes --disable-local-rpath): the static Swift runtime needs none, and
+# SwiftPM's default $ORIGIN sent the loader through a dozen missing directories at every start, before
+# ld.so.cache. The zip's copy gets /var/task/lib (scripts/package.sh).
+if readelf -d "$binary" | grep -Eq '\((RPATH|RUNPATH)\)'; then
+    echo "link-check: $binary has a library search path of its own (build with --disable-local-rpath):" >&2
+    readelf -d "$binary" | grep -E '\((RPATH|RUNPATH)\)' >&2
+    exit 1
+fi
+# The code and data a cold start reaches come first (scripts/init-order.txt, make init-order): the order is
+# applied, and the file still names the binary's code.
+python3 "$(dirname "$0")/init-order.py" --check "$binary" "$(dirname "$0")/init-order.txt"
 echo "link-check: $binary links neither Foundation nor ICU; loads $count shared libraries ($(tr '\n' ' ' <<<"$loaded"))"
 echo "link-check: static libcurl (HTTP/HTTPS over OpenSSL), static OpenSSL (build/openssl) with its default provider; $(wc -c <"$binary") bytes"

@@ -1,5 +1,6 @@
 #include "CShims.h"
 
+#include <malloc.h>
 #include <openssl/ssl.h>
 
 _Static_assert(sizeof(long) == 8, "AttestGate targets LP64 Linux only");
@@ -99,3 +100,5 @@ STACK_OF(X509) *cshim_PKCS7_signed_certs(PKCS7 *p7) {
 int cshim_openssl_init_without_config(void) {
     return OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
 }
+
+int cshim_malloc_set_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }

@@ -35,6 +35,10 @@ curl_version_info_data *_Nonnull cshim_curl_version_info_now(void);
 // success, as OPENSSL_init_ssl does.
 int cshim_openssl_init_without_config(void);
 
+// MARK: glibc's malloc (malloc.h is not part of Swift's Glibc module)
+// mallopt(M_ARENA_MAX, arenas): at most `arenas` malloc arenas for the process. Returns 1 on success.
+int cshim_malloc_set_arena_max(int arenas);
+
 // MARK: OpenSSL macros and typed stacks
 void cshim_OPENSSL_free(void *_Nullable ptr);
 STACK_OF(X509) *_Nullable cshim_sk_X509_new_null(void);

@@ -29,9 +29,19 @@ package struct Router<Target: Sendable>: Sendable {
     package mutating func add(_ method: String, _ pattern: String, _ target: Target) throws(RouteError) {
         let method = method.uppercased()
         guard let parsed = try? PathPattern(pattern), !method.isEmpty,
-            !entries.contains(where: { $0.method == method && $0.pattern.description == parsed.description })
+            !hasEntry(method: method, pattern: parsed.description)
         else { throw RouteError(method: method, pattern: pattern) }
         entries.append(Entry(method: method, pattern: parsed, target: target))
+    }
+
+    /// A loop, not `entries.contains(where:)`: in this unspecialized generic code, `Sequence.contains(where:)`
+    /// looks up `Array`'s `Element` witness at run time, a scan of every protocol conformance record of the
+    /// binary on the first call (a tenth of the cold start's instructions; docs/performance.md, "Init order").
+    private func hasEntry(method: String, pattern: String) -> Bool {
+        for entry in entries where entry.method == method && entry.pattern.description == pattern {
+            return true
+        }
+        return false
     }
 
     /// The best match for `method` and `path`: among matching patterns, the most literal one wins.
