@@ -1,4 +1,5 @@
 import AttestCore
+import Dispatch
 import Gate
 import LambdaRuntime
 import Synchronization
@@ -71,6 +72,87 @@ final class CollectingWriter: ResponseStreamWriter {
     func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) { state.withLock { $0.append(bytes) } }
 }
 
+/// A source that forwards: `queued` pieces are read with `next()`; once the relay installs its sink, a
+/// producer thread hands `later` to it, as libcurl's write callback does, and stops when the sink says so.
+final class ForwardingSource: UpstreamEventSource {
+    private struct State {
+        var queued: [[UInt8]]
+        var cancelled = false
+        var ended = false
+        var failure: UpstreamStreamError?
+        var waiter: CheckedContinuation<Void, Never>?
+        var forwarded = 0
+    }
+
+    private let state: Mutex<State>
+    private let later: [[UInt8]]
+    private let endFailure: UpstreamStreamError?
+
+    init(queued: [String], later: [String], failure: UpstreamStreamError? = nil) {
+        state = Mutex(State(queued: queued.map { Array($0.utf8) }))
+        self.later = later.map { Array($0.utf8) }
+        self.endFailure = failure
+    }
+
+    var cancelled: Bool { state.withLock { $0.cancelled } }
+    /// Pieces the sink took.
+    var forwarded: Int { state.withLock { $0.forwarded } }
+
+    func next() async throws(UpstreamStreamError) -> [UInt8]? {
+        state.withLock { $0.queued.isEmpty ? nil : $0.queued.removeFirst() }
+    }
+
+    func cancel() { state.withLock { $0.cancelled = true } }
+
+    func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard state.withLock({ $0.queued.isEmpty && !$0.ended }) else { return false }
+        let later = self.later
+        let endFailure = self.endFailure
+        DispatchQueue(label: "producer").async { [self] in
+            var failure = endFailure
+            for piece in later {
+                state.withLock { $0.forwarded += 1 }
+                if !piece.withUnsafeBytes({ sink($0) }) {
+                    failure = UpstreamStreamError("http.cancelled")
+                    break
+                }
+            }
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.ended = true
+                state.failure = failure
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+        return true
+    }
+
+    func forwardingEnded() async -> UpstreamStreamError? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.ended { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return state.withLock { $0.failure }
+    }
+}
+
+/// Keeps every piece, from `write` and from its blocking side alike.
+final class BlockingCollectingWriter: ResponseStreamWriter, BlockingStreamWriter {
+    private let state = Mutex<[[UInt8]]>([])
+    var pieces: [String] { state.withLock { $0.map { String(decoding: $0, as: UTF8.self) } } }
+    func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) { state.withLock { $0.append(bytes) } }
+    var blocking: (any BlockingStreamWriter)? { self }
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) -> BlockingWriteFailure? {
+        state.withLock { $0.append([UInt8](bytes)) }
+        return nil
+    }
+}
+
 @Suite struct StreamRelayTests {
     let logs = CapturingLogSink()
     var logger: Logger { Logger(level: .debug, sink: logs) }
@@ -120,6 +202,49 @@ final class CollectingWriter: ResponseStreamWriter {
         #expect(
             await relay(timedOut).0
                 == .failed(FunctionError(type: "Upstream.StreamLimit", message: "stream.max_seconds"))
+        )
+    }
+
+    /// Once nothing waits to be read, the rest goes from the producer's thread into the writer's blocking
+    /// side: the same pieces in the same order, the same limits and ends.
+    @Test func forwardedPiecesKeepTheirOrderLimitsAndEnds() async {
+        let writer = BlockingCollectingWriter()
+        let source = ForwardingSource(queued: ["data: a\n\n"], later: ["data: b\n\n", "data: c\n\n"])
+        let stream = UpstreamStream(source: source, deadline: .now + .seconds(60), maxBytes: 1 << 20)
+        #expect(await StreamRelay.relay(stream, to: writer, logger: logger) == .finished)
+        #expect(writer.pieces == ["data: a\n\n", "data: b\n\n", "data: c\n\n"])
+        #expect(source.forwarded == 2)
+        #expect(logs.objects.contains { $0["end"]?.stringValue == "complete" && $0["bytes"]?.intValue == 27 })
+
+        let errorWriter = BlockingCollectingWriter()
+        let erring = ForwardingSource(
+            queued: [],
+            later: ["data: a\n\n", "event: error\ndata: {}\n\n", "data: never\n\n"]
+        )
+        let errorStream = UpstreamStream(source: erring, deadline: .now + .seconds(60), maxBytes: 1 << 20)
+        #expect(await StreamRelay.relay(errorStream, to: errorWriter, logger: logger) == .finished)
+        #expect(errorWriter.pieces == ["data: a\n\n", "event: error\ndata: {}\n\n"])
+        #expect(logs.objects.contains { $0["end"]?.stringValue == "provider_error" })
+
+        let limitWriter = BlockingCollectingWriter()
+        let long = ForwardingSource(queued: [], later: ["12345", "67890", "abcde"])
+        let limited = UpstreamStream(source: long, deadline: .now + .seconds(60), maxBytes: 8)
+        #expect(
+            await StreamRelay.relay(limited, to: limitWriter, logger: logger)
+                == .failed(FunctionError(type: "Upstream.StreamLimit", message: "stream.max_bytes"))
+        )
+        #expect(limitWriter.pieces == ["12345"])
+        #expect(long.cancelled)
+
+        let broken = ForwardingSource(
+            queued: [],
+            later: ["data: a\n\n"],
+            failure: UpstreamStreamError("http.connection_reset")
+        )
+        let brokenStream = UpstreamStream(source: broken, deadline: .now + .seconds(60), maxBytes: 1 << 20)
+        #expect(
+            await StreamRelay.relay(brokenStream, to: BlockingCollectingWriter(), logger: logger)
+                == .failed(FunctionError(type: "Upstream.StreamFailed", message: "http.connection_reset"))
         )
     }
 }

@@ -130,6 +130,8 @@ struct StreamingBootstrapTests {
             + #""allowance":{"firstDay":1000,"laterDays":1000},"stream":true,"maxStreamSeconds":\#(maxStreamSeconds)},"#
             + #"{"method":"POST","path":"/v1/none","feature":"none","mode":"monitor","upstreamPath":"/v1/messages","#
             + #""allowance":{"firstDay":0,"laterDays":0},"stream":true},"#
+            + #"{"method":"POST","path":"/v1/slow","feature":"slow","mode":"off","upstreamPath":"/v1/hang","#
+            + #""upstreamTimeoutMs":700,"allowance":{"firstDay":1000,"laterDays":1000},"stream":true},"#
             + #"{"method":"POST","path":"/v1/generate","feature":"generate","mode":"off","upstreamPath":"/generate","#
             + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
     }
@@ -337,6 +339,32 @@ struct StreamingBootstrapTests {
         #expect(cut.head.header("x-quota-remaining") == String(remaining - 1))
         let next = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":1}"#)
         #expect(next.head.header("x-quota-remaining") == String(remaining - 2))
+    }
+
+    /// The streamed POST starts once the call is admitted, while the provider works: a provider that then
+    /// times out still gets the documented `504 upstream_unavailable` JSON answer, carried by that POST
+    /// (its status in the prelude), and the loop serves the next call.
+    @Test func aStreamStartedBeforeTheProviderAnswersStillTurnsALaterFailureIntoTheJSONAnswer() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let device = Self.device()
+        let failed = try await harness.request(
+            "POST",
+            "/v1/slow",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: #"{"stream":true}"#
+        )
+        #expect(failed.status == 504)
+        #expect(String(decoding: failed.body, as: UTF8.self) == #"{"error":"upstream_unavailable"}"#)
+        #expect(failed.header("x-quota-remaining") != nil)
+        // The POST was at the Runtime API while the provider still had not answered (it timed out at 700 ms).
+        let invocations = try #require(try await harness.get("/invocations").arrayValue)
+        let stream = try #require(invocations.last?["stream"], "the answer was not posted as a stream")
+        #expect((stream["seconds"]?.number ?? 0) >= 0.4)
+        #expect(stream["errorType"] == .null)
+        let next = try await harness.stream("/v1/tutor", device: device, body: #"{"stream":true,"events":2}"#)
+        #expect(next.head.status == 200)
+        #expect(next.failure == nil)
     }
 
     /// Today's `cost` (micro-USD) on the ceiling row `AI_BUDGET#{day}` / `TOTAL`.

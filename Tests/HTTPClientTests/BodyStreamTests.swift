@@ -114,4 +114,82 @@ import Testing
         #expect(buffer.prefix(2) == [8, 9])
         #expect(buffer.withUnsafeMutableBytes { body.read(into: $0) } == 0)
     }
+
+    /// Once nothing waits to be read, each piece goes to the sink on the producer's thread, in order after
+    /// the pieces read before; a sink that says stop cancels the transfer.
+    @Test func forwardingHandsEachLaterPieceToTheSinkOnTheProducersThread() async throws {
+        let stream = ResponseBodyStream(capacity: 1 << 16)
+        let received = Mutex<[[UInt8]]>([])
+        let sink: ResponseBodyStream.Sink = { piece in
+            received.withLock { $0.append([UInt8](piece)) }
+            return piece.first != 9
+        }
+        #expect([UInt8]([1, 1]).withUnsafeBytes { stream.push($0) })
+        // A piece is waiting: not installed, so it cannot be overtaken.
+        let whileQueued = stream.forward(to: sink)
+        #expect(!whileQueued)
+        #expect(try await stream.next() == [1, 1])
+        let once = stream.forward(to: sink)
+        let twice = stream.forward(to: sink)
+        #expect(once && !twice)
+        let accepted = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "producer").async {
+                let results = [[UInt8]([2]), [3, 3], [9], [4]].map { piece in piece.withUnsafeBytes { stream.push($0) }
+                }
+                stream.end(nil)
+                continuation.resume(returning: results)
+            }
+        }
+        #expect(accepted == [true, true, false, false])
+        #expect(received.withLock { $0 } == [[2], [3, 3], [9]])
+        #expect(await stream.forwardingEnded() == HTTPError(.cancelled))
+        // A stream that ends cleanly while forwarding ends with nil.
+        let clean = ResponseBodyStream()
+        let installed = clean.forward(to: { _ in true })
+        #expect(installed)
+        #expect([UInt8]([5]).withUnsafeBytes { clean.push($0) })
+        clean.end(nil)
+        #expect(await clean.forwardingEnded() == nil)
+    }
+
+    /// A blocking writer (another transfer's thread) waits while the body is over its capacity, until the
+    /// reader drains it, the transfer closes, or the deadline passes.
+    @Test func aBlockingWriterWaitsForTheReaderTheCloseOrItsDeadline() async throws {
+        let body = RequestBodyStream(capacity: 1000)
+        let piece = [UInt8](repeating: 1, count: 1500)
+        let started = ContinuousClock.now
+        let timedOut = piece.withUnsafeBytes { body.writeBlocking($0, deadline: .now + .milliseconds(150)) }
+        #expect(timedOut == .timedOut)
+        #expect(ContinuousClock.now - started >= .milliseconds(140))
+        // The reader drains it on its own thread: the next blocking write returns once it is under capacity.
+        let drained = Atomic<Int>(0)
+        DispatchQueue(label: "reader").async {
+            var buffer = [UInt8](repeating: 0, count: 700)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { body.read(into: $0) }
+                if count <= 0 { break }
+                drained.add(count, ordering: .sequentiallyConsistent)
+            }
+        }
+        #expect(piece.withUnsafeBytes { body.writeBlocking($0, deadline: .now + .seconds(5)) } == .written)
+        body.finish()
+        let allDrained = await waitUntil { drained.load(ordering: .sequentiallyConsistent) == 3000 }
+        #expect(allDrained)
+        // After the transfer closed, a blocking write fails at once, and a blocked one resumes.
+        let closing = RequestBodyStream(capacity: 10)
+        DispatchQueue(label: "closer").asyncAfter(deadline: .now() + .milliseconds(50)) {
+            closing.close(HTTPError(.failed, detail: "over"))
+        }
+        let blocked = piece.withUnsafeBytes { closing.writeBlocking($0, deadline: .now + .seconds(5)) }
+        #expect(blocked == .closed(HTTPError(.failed)))
+        #expect(piece.withUnsafeBytes { closing.writeBlocking($0, deadline: nil) } == .closed(HTTPError(.failed)))
+    }
+
+    func waitUntil(_ condition: @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
 }

@@ -7,6 +7,8 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
         case response(requestID: String, body: [UInt8])
         /// A streamed response: its content type, the chunks as written (prelude first) and its end.
         case streamed(requestID: String, contentType: String, chunks: [[UInt8]], completion: StreamCompletion)
+        /// `startStreaming`: the POST's head went out (its prelude and body follow as a `streamed` post).
+        case started(requestID: String, contentType: String)
         case error(requestID: String, error: FunctionError)
         case initError(FunctionError)
     }
@@ -66,6 +68,24 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
     }
 
     let acceptedChunks: Int
+
+    /// Records the start, then posts the whole response at `complete` with the started content type.
+    func startStreaming(requestID: String, contentType: String) throws(RuntimeAPIError) -> any StartedStream {
+        try record(.started(requestID: requestID, contentType: contentType))
+        return Started(client: self, requestID: requestID, contentType: contentType)
+    }
+
+    private struct Started: StartedStream {
+        let client: FakeRuntimeAPIClient
+        let requestID: String
+        let contentType: String
+
+        func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
+            var response = response
+            response.contentType = contentType
+            try await client.respond(requestID: requestID, streaming: response)
+        }
+    }
 
     func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {
         try record(.error(requestID: requestID, error: error))

@@ -173,4 +173,90 @@ struct StreamingHandler: LambdaHandler {
         #expect(out["headers"]?["Content-Type"]?.stringValue == "text/event-stream")
         #expect(out["body"]?.stringValue == "data: a\n\ndata: b\n\n")
     }
+
+    /// Starts its streamed POST (`StreamStart`) before it answers, as a streamed route does when its call is
+    /// admitted; then answers as the event says: a 502 JSON, a stream, a thrown error or a buffered payload.
+    struct StartingHandler: APIRouteHandler {
+        func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+            StreamStart.current?.start()
+            switch request.rawPath {
+            case "/stream":
+                return APIGatewayResponse(
+                    status: 200,
+                    headers: ["Content-Type": "text/event-stream"],
+                    stream: ResponseStreamBody { writer in
+                        (try? await writer.write(Array("data: x\n\n".utf8))) == nil
+                            ? .failed(FunctionError(type: "t", message: "m")) : .finished
+                    }
+                )
+            default:
+                return .error(502, "upstream_unavailable")
+            }
+        }
+    }
+
+    static func event(_ path: String) -> String {
+        #"{"version":"2.0","rawPath":"\#(path)","requestContext":{"http":{"method":"POST"}}}"#
+    }
+
+    @Test func aStreamStartedBeforeTheAnswerCarriesALaterFailureAsItsPreludeStatus() async throws {
+        var router = Router<any APIRouteHandler>()
+        try router.add("POST", "/fail", StartingHandler())
+        try router.add("POST", "/stream", StartingHandler())
+        let client = FakeRuntimeAPIClient([
+            invocation("r1", body: Self.event("/fail")), invocation("r2", body: Self.event("/stream")),
+        ])
+        _ = await LambdaRunLoop(client: client, handler: APIGatewayLambdaHandler(router: router), logger: logger).run()
+        let posts = client.posts
+        #expect(posts.count == 4)
+        #expect(posts.first == .started(requestID: "r1", contentType: StreamedResponse.httpIntegrationContentType))
+        // Not a buffered API Gateway answer: the started POST carries the 502 and its JSON body.
+        guard posts.count == 4, case .streamed("r1", _, let chunks, .finished) = posts[1], chunks.count == 2 else {
+            Issue.record("the failure was not streamed through the started POST: \(posts)")
+            return
+        }
+        let prelude = try JSONValue.parse(Array(chunks[0].dropLast(8)))
+        #expect(prelude["statusCode"]?.intValue == 502)
+        #expect(chunks[1] == Array(#"{"error":"upstream_unavailable"}"#.utf8))
+        #expect(posts[2] == .started(requestID: "r2", contentType: StreamedResponse.httpIntegrationContentType))
+        guard case .streamed("r2", _, let streamed, .finished) = posts[3] else {
+            Issue.record("the stream did not go through the started POST: \(posts)")
+            return
+        }
+        #expect(streamed.last == Array("data: x\n\n".utf8))
+    }
+
+    @Test func aHandlerThatStartsItsStreamThenThrowsOrAnswersBufferedEndsItWithTrailers() async throws {
+        struct Throwing: LambdaHandler {
+            struct Failure: Error {}
+            func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] {
+                StreamStart.current?.start()
+                if event == Array("throw".utf8) { throw Failure() }
+                return event
+            }
+        }
+        let client = FakeRuntimeAPIClient([invocation("r1", body: "throw"), invocation("r2", body: "buffered")])
+        _ = await LambdaRunLoop(client: client, handler: Throwing(), logger: logger).run()
+        let type = StreamedResponse.httpIntegrationContentType
+        #expect(
+            client.posts == [
+                .started(requestID: "r1", contentType: type),
+                .streamed(
+                    requestID: "r1",
+                    contentType: type,
+                    chunks: [],
+                    completion: .failed(FunctionError(type: "Failure", message: "handler failed"))
+                ),
+                .started(requestID: "r2", contentType: type),
+                .streamed(
+                    requestID: "r2",
+                    contentType: type,
+                    chunks: [],
+                    completion: .failed(
+                        FunctionError(type: "Runtime.BufferedAfterStreamStart", message: "handler failed")
+                    )
+                ),
+            ]
+        )
+    }
 }

@@ -20,6 +20,17 @@ public final class RequestBodyStream: Sendable {
         var closed: HTTPError?
         var writer: CheckedContinuation<Void, Never>?
         var readerBlocked = false
+        /// A `writeBlocking` caller waits on `writerWake`.
+        var writerBlocked = false
+    }
+
+    /// How a `writeBlocking` ended.
+    public enum BlockingWrite: Sendable, Equatable {
+        case written
+        /// The transfer ended before or while the bytes waited.
+        case closed(HTTPError)
+        /// Still more than `capacity` bytes unsent at the deadline.
+        case timedOut
     }
 
     /// Unsent bytes above which a writer waits.
@@ -28,6 +39,7 @@ public final class RequestBodyStream: Sendable {
     public let trailerNames: [String]
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
+    private let writerWake = DispatchSemaphore(value: 0)
 
     public init(capacity: Int = 64 * 1024, trailerNames: [String] = []) {
         self.capacity = max(1, capacity)
@@ -61,6 +73,53 @@ public final class RequestBodyStream: Sendable {
         if let closed = state.withLock({ $0.closed }) { throw closed }
     }
 
+    /// Queues a copy of `bytes` from a thread that may block (another transfer's own, never Swift's
+    /// cooperative pool), then blocks that thread while more than `capacity` bytes are unsent, until
+    /// `deadline` at most: a producer on a thread of its own hands its pieces over with no task between.
+    public func writeBlocking(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant?) -> BlockingWrite {
+        guard !bytes.isEmpty else { return .written }
+        let chunk = [UInt8](bytes)
+        let (wakeReader, closed) = state.withLock { state -> (Bool, HTTPError?) in
+            if let closed = state.closed { return (false, closed) }
+            precondition(!state.finished, "write after finish")
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            let wakeReader = state.readerBlocked
+            state.readerBlocked = false
+            return (wakeReader, nil)
+        }
+        if let closed { return .closed(closed) }
+        if wakeReader { wake.signal() }
+        while true {
+            let outcome = state.withLock { state -> BlockingWrite? in
+                if let closed = state.closed { return .closed(closed) }
+                if state.buffered <= capacity { return .written }
+                state.writerBlocked = true
+                return nil
+            }
+            if let outcome { return outcome }
+            guard let deadline else {
+                writerWake.wait()
+                continue
+            }
+            let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+            let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            if writerWake.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
+                // A signal sent meanwhile is taken, so the semaphore stays balanced.
+                let signalled = state.withLock { state -> Bool in
+                    defer { state.writerBlocked = false }
+                    return !state.writerBlocked
+                }
+                if signalled { writerWake.wait() }
+                let outcome = state.withLock { state -> BlockingWrite in
+                    if let closed = state.closed { return .closed(closed) }
+                    return state.buffered <= capacity ? .written : .timedOut
+                }
+                return outcome
+            }
+        }
+    }
+
     /// Ends the body; `trailers` (names from `trailerNames`) follow the last chunk.
     public func finish(trailers: [HTTPHeader] = []) {
         let wakeReader = state.withLock { state -> Bool in
@@ -76,15 +135,19 @@ public final class RequestBodyStream: Sendable {
     /// The transfer ended (or was cancelled): a waiting writer resumes, every later write throws
     /// `error`, and a reader waiting for bytes aborts the transfer.
     func close(_ error: HTTPError) {
-        let (writer, wakeReader) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+        let (writer, wakeReader, wakeWriter) = state.withLock {
+            state -> (CheckedContinuation<Void, Never>?, Bool, Bool) in
             if state.closed == nil { state.closed = error }
             let wakeReader = state.readerBlocked
             state.readerBlocked = false
+            let wakeWriter = state.writerBlocked
+            state.writerBlocked = false
             defer { state.writer = nil }
-            return (state.writer, wakeReader)
+            return (state.writer, wakeReader, wakeWriter)
         }
         writer?.resume()
         if wakeReader { wake.signal() }
+        if wakeWriter { writerWake.signal() }
     }
 
     /// The read callback's side: copies the queued bytes into `buffer` (as many as fit, across writes),
@@ -92,12 +155,13 @@ public final class RequestBodyStream: Sendable {
     /// 0 means the body is complete, -1 that the transfer must abort (closed).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
-            let (count, writer, wait) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?, Bool) in
-                if state.closed != nil { return (-1, nil, false) }
+            let (count, writer, wait, wakeWriter) = state.withLock {
+                state -> (Int, CheckedContinuation<Void, Never>?, Bool, Bool) in
+                if state.closed != nil { return (-1, nil, false, false) }
                 guard state.head < state.chunks.count else {
-                    if state.finished { return (0, nil, false) }
+                    if state.finished { return (0, nil, false, false) }
                     state.readerBlocked = true
-                    return (0, nil, true)
+                    return (0, nil, true, false)
                 }
                 // Everything queued now, up to libcurl's buffer: one chunk on the wire for the pieces
                 // written since the last read, so a reader that fell behind catches up in one send.
@@ -124,15 +188,18 @@ public final class RequestBodyStream: Sendable {
                     state.chunks.removeAll(keepingCapacity: true)
                     state.head = 0
                 }
-                guard state.buffered <= capacity, let writer = state.writer else { return (count, nil, false) }
-                state.writer = nil
-                return (count, writer, false)
+                guard state.buffered <= capacity else { return (count, nil, false, false) }
+                let wakeWriter = state.writerBlocked
+                state.writerBlocked = false
+                defer { state.writer = nil }
+                return (count, state.writer, false, wakeWriter)
             }
             if wait {
                 wake.wait()
                 continue
             }
             writer?.resume()
+            if wakeWriter { writerWake.signal() }
             return count
         }
     }
@@ -175,7 +242,11 @@ public final class ResponseBodyStream: Sendable {
         var cancelled = false
         var reader: CheckedContinuation<Void, Never>?
         var producerBlocked = false
+        var sink: Sink?
     }
+
+    /// Takes a piece on the producer's own thread (`forward(to:)`); false stops the transfer.
+    public typealias Sink = @Sendable (UnsafeRawBufferPointer) -> Bool
 
     public let capacity: Int
     private let deadline: ContinuousClock.Instant?
@@ -244,6 +315,37 @@ public final class ResponseBodyStream: Sendable {
         }
     }
 
+    /// From now on every piece goes to `sink` on the producer's own thread the moment it arrives: no task
+    /// and no queue in between, and no copy here (the sink copies what it keeps). Installed only while no
+    /// piece is waiting and the body has not ended: false means "read with `next()` first" (or the end), so
+    /// the order of the pieces never changes. A sink that returns false stops the transfer (`cancel()`).
+    /// `forwardingEnded()` then waits for the end.
+    public func forward(to sink: @escaping Sink) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.first == state.chunks.count, state.end == nil, !state.cancelled, state.sink == nil else {
+                return false
+            }
+            state.sink = sink
+            return true
+        }
+    }
+
+    /// After `forward(to:)`: waits until the transfer is over; nil when the body is complete, else why it
+    /// stopped (`http.cancelled` once the sink or a caller stopped it).
+    public func forwardingEnded() async -> HTTPError? {
+        while true {
+            if let end = state.withLock({ $0.end }) { return end }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.end != nil { return true }
+                    state.reader = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+    }
+
     /// Stops the transfer and closes its connection; later reads end with `http.cancelled`.
     public func cancel() {
         cancellation.cancel()
@@ -284,6 +386,13 @@ public final class ResponseBodyStream: Sendable {
     /// Queues a copy of `bytes`, then blocks while more than `capacity` bytes are unread.
     /// - Returns: false when the transfer must stop (cancelled, or blocked past the deadline).
     package func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let sink = state.withLock({ $0.cancelled ? nil : $0.sink }) {
+            guard sink(bytes) else {
+                cancel()
+                return false
+            }
+            return true
+        }
         let chunk = [UInt8](bytes)
         var reader = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.cancelled else { return nil }

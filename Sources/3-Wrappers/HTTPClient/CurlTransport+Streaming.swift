@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CShims
 internal import Dispatch
+internal import Synchronization
 
 /// An `HTTPTransport` that can also stream a body in either direction, with bounded memory.
 ///
@@ -13,13 +14,41 @@ public protocol HTTPStreamingTransport: HTTPTransport {
     /// - Throws: `HTTPError` when no complete response was received.
     func send(_ request: HTTPRequest, streamingBody body: RequestBodyStream) async throws -> HTTPResponse
 
+    /// Starts sending `request` with the bytes written to `body` now, on the transfer's own thread (no task
+    /// in between): its head goes out at once, and the body as it is written. `StartedUpload.response()`
+    /// waits for the answer.
+    /// - Throws: `HTTPError` when the request is refused before anything is sent (URL policy, headers).
+    func start(_ request: HTTPRequest, streamingBody body: RequestBodyStream) throws(HTTPError) -> StartedUpload
+
     /// Starts `request`; the body arrives in `stream`, which the caller reads to the end or cancels.
+    /// `started` runs on the caller's thread once the transfer is on its own thread, before the head is
+    /// awaited (work that should overlap the request's round trip without delaying its start).
     /// - Throws: `HTTPError` when the transfer failed before a response head arrived.
-    func open(_ request: HTTPRequest, into stream: ResponseBodyStream) async throws -> ResponseBodyStream.Head
+    func open(
+        _ request: HTTPRequest,
+        into stream: ResponseBodyStream,
+        started: () -> Void
+    ) async throws -> ResponseBodyStream.Head
+}
+
+extension HTTPStreamingTransport {
+    /// `open(_:into:started:)` with nothing to run meanwhile.
+    public func open(
+        _ request: HTTPRequest,
+        into stream: ResponseBodyStream,
+        started: () -> Void = {}
+    ) async throws -> ResponseBodyStream.Head {
+        try await open(request, into: stream, started: {})
+    }
 }
 
 extension CurlTransport: HTTPStreamingTransport {
     public func send(_ request: HTTPRequest, streamingBody body: RequestBodyStream) async throws -> HTTPResponse {
+        try await start(request, streamingBody: body).response()
+    }
+
+    public func start(_ request: HTTPRequest, streamingBody body: RequestBodyStream) throws(HTTPError) -> StartedUpload
+    {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
         // A pooled handle, so the POST goes out on a kept connection (the Runtime API's: one connection
@@ -32,32 +61,36 @@ extension CurlTransport: HTTPStreamingTransport {
         let handle = pool.take(for: target.origin)
         let context = UploadContext(body: body, curl: handle.raw)
         let caBundlePath = self.caBundlePath
-        // A handle that sent trailers is freed here, with its connection (the last reference goes).
-        defer { if !context.trailersInstalled { pool.giveBack(handle) } }
-        do {
-            let response = try await Self.transfer(
-                on: handle,
-                onCancel: { body.close(HTTPError(.cancelled, detail: "the sending task was cancelled")) },
-                { cancellation throws(HTTPError) in
-                    try Self.performUpload(
-                        request,
-                        context: context,
-                        target: target,
-                        caBundlePath: caBundlePath,
-                        cancellation: cancellation,
-                        on: handle
-                    )
-                }
-            )
-            body.close(HTTPError(.failed, detail: "the transfer is over"))
-            return response
-        } catch let error as HTTPError {
-            body.close(error)
-            throw error
+        let upload = StartedUpload(body: body)
+        // Straight onto the handle's queue from the caller's thread: the POST's head is on the wire while
+        // the caller goes on (a task that awaited the send would be one hand-over more before it starts).
+        handle.queue.async {
+            let result = Result { () throws(HTTPError) -> HTTPResponse in
+                try Self.performUpload(
+                    request,
+                    context: context,
+                    target: target,
+                    caBundlePath: caBundlePath,
+                    cancellation: upload.cancellation,
+                    on: handle
+                )
+            }
+            // A handle that sent trailers is freed here, with its connection (the last reference goes).
+            if !context.trailersInstalled { pool.giveBack(handle) }
+            switch result {
+            case .success: body.close(HTTPError(.failed, detail: "the transfer is over"))
+            case .failure(let error): body.close(error)
+            }
+            upload.complete(result)
         }
+        return upload
     }
 
-    public func open(_ request: HTTPRequest, into stream: ResponseBodyStream) async throws -> ResponseBodyStream.Head {
+    public func open(
+        _ request: HTTPRequest,
+        into stream: ResponseBodyStream,
+        started: () -> Void = {}
+    ) async throws -> ResponseBodyStream.Head {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
         let pool = self.pool
@@ -67,6 +100,7 @@ extension CurlTransport: HTTPStreamingTransport {
             Self.performDownload(request, into: stream, target: target, caBundlePath: caBundlePath, on: handle)
             pool.giveBack(handle)
         }
+        started()
         return try await stream.head()
     }
 
@@ -160,5 +194,54 @@ final class UploadContext: @unchecked Sendable {
             )
         }
         return count
+    }
+}
+
+/// An upload `start` set going: `response()` waits for the answer (once).
+public final class StartedUpload: Sendable {
+    private struct State {
+        var result: Result<HTTPResponse, HTTPError>?
+        var waiter: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let body: RequestBodyStream
+    let cancellation = CancellationFlag()
+
+    init(body: RequestBodyStream) {
+        self.body = body
+    }
+
+    /// Waits for the answer to the upload. Cancelling the waiting task aborts the transfer within about a
+    /// second (libcurl's progress callback) and closes the body, so a blocked writer resumes.
+    /// - Throws: `HTTPError` when no complete response was received.
+    public func response() async throws(HTTPError) -> HTTPResponse {
+        let cancellation = self.cancellation
+        let body = self.body
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                let ready = state.withLock { state -> Result<HTTPResponse, HTTPError>? in
+                    if let result = state.result { return result }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            body.close(HTTPError(.cancelled, detail: "the sending task was cancelled"))
+        }
+        return try result.get()
+    }
+
+    /// The transfer's own thread: the outcome.
+    fileprivate func complete(_ result: Result<HTTPResponse, HTTPError>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>? in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: result)
     }
 }

@@ -72,4 +72,23 @@ final class UsageReadingSource: UpstreamEventSource {
     }
 
     func cancel() { inner.cancel() }
+
+    /// Each piece feeds the usage reader on the producer's thread, then goes to `sink`.
+    func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        inner.forward { [self] piece in
+            usage.withLock { $0.feed(piece.assumingMemoryBound(to: UInt8.self)) }
+            return sink(piece)
+        }
+    }
+
+    /// Settles once, at a clean end, as `next()` does.
+    func forwardingEnded() async -> UpstreamStreamError? {
+        if let failure = await inner.forwardingEnded() { return failure }
+        let final = usage.withLock { reader -> Usage? in
+            reader.finish()
+            return reader.usage
+        }
+        await settle(final)
+        return nil
+    }
 }

@@ -92,6 +92,20 @@ package protocol UpstreamEventSource: Sendable {
     func next() async throws(UpstreamStreamError) -> [UInt8]?
     /// Stops reading and closes the connection to the provider.
     func cancel()
+
+    /// From now on hands every piece to `sink` on the producer's own thread as it arrives (no task hop, no
+    /// queue); false stops the stream. Installed only when no piece is waiting to be read and the stream
+    /// has not ended (false: read with `next()` first), or never (the default: false).
+    func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool
+
+    /// After a `forward(to:)` that returned true: waits for the stream's end; nil when it completed, else why
+    /// it stopped (a sink that returned false stops it as a cancel).
+    func forwardingEnded() async -> UpstreamStreamError?
+}
+
+extension UpstreamEventSource {
+    package func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool { false }
+    package func forwardingEnded() async -> UpstreamStreamError? { nil }
 }
 
 /// A streamed upstream body; equal only to itself (so results stay `Hashable`).

@@ -34,13 +34,19 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
     }
 
     package func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError) {
+        try await startStreaming(requestID: requestID, contentType: response.contentType).complete(response)
+    }
+
+    /// The POST's head goes out now, on the kept Runtime API connection's own thread; its read callback then
+    /// waits for the prelude (`complete`).
+    package func startStreaming(requestID: String, contentType: String) throws(RuntimeAPIError) -> any StartedStream {
         let path = RuntimeAPIConsts.responsePath(try Self.pathSegment(requestID))
         let request = HTTPRequest(
             method: "POST",
             url: baseURL + path,
             headers: [
                 HTTPHeader(AmazonHeaders.responseMode, "streaming"),
-                HTTPHeader("Content-Type", response.contentType),
+                HTTPHeader("Content-Type", contentType),
             ],
             timeout: nil
         )
@@ -48,36 +54,47 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
             capacity: RuntimeAPIConsts.streamBufferBytes,
             trailerNames: [AmazonHeaders.functionErrorType, AmazonHeaders.functionErrorBody]
         )
-        let transport = self.transport
-        // The POST runs on its handle's own thread while this task writes the body into it.
-        async let posted: Result<HTTPResponse, any Error> = {
-            do { return .success(try await transport.send(request, streamingBody: body)) } catch {
-                return .failure(error)
-            }
-        }()
-        let writer = StreamWriter(body: body)
-        var completion = StreamCompletion.finished
         do {
-            try await writer.write(response.prelude)
-            completion = await response.body(writer)
+            return CurlStartedStream(body: body, upload: try transport.start(request, streamingBody: body))
         } catch {
-            completion = .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+            throw RuntimeAPIError(.unreachable, detail: error.description)
         }
-        switch completion {
-        case .finished:
-            body.finish()
-        case .failed(let error):
-            body.finish(trailers: [
-                HTTPHeader(AmazonHeaders.functionErrorType, error.type),
-                HTTPHeader(AmazonHeaders.functionErrorBody, Bytes.base64(Self.errorDocument(error))),
-            ])
+    }
+
+    /// A started streamed POST: the body is written here while the POST runs on its handle's own thread.
+    private struct CurlStartedStream: StartedStream {
+        let body: RequestBodyStream
+        let upload: StartedUpload
+
+        func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
+            let writer = StreamWriter(body: body)
+            var completion = StreamCompletion.finished
+            do {
+                try await writer.write(response.prelude)
+                completion = await response.body(writer)
+            } catch {
+                completion = .failed(FunctionError(type: "Runtime.StreamClosed", message: error.reason.slug))
+            }
+            switch completion {
+            case .finished:
+                body.finish()
+            case .failed(let error):
+                body.finish(trailers: [
+                    HTTPHeader(AmazonHeaders.functionErrorType, error.type),
+                    HTTPHeader(
+                        AmazonHeaders.functionErrorBody,
+                        Bytes.base64(CurlRuntimeAPIClient.errorDocument(error))
+                    ),
+                ])
+            }
+            let answer: HTTPResponse
+            do {
+                answer = try await upload.response()
+            } catch {
+                throw RuntimeAPIError(.unreachable, detail: error.description)
+            }
+            try CurlRuntimeAPIClient.check(answer)
         }
-        let answer: HTTPResponse
-        switch await posted {
-        case .success(let response): answer = response
-        case .failure(let error): throw RuntimeAPIError(.unreachable, detail: Self.describe(error))
-        }
-        try Self.check(answer)
     }
 
     /// Writes into the streamed POST's body; a write after the POST ended throws `.streamClosed`.
@@ -87,6 +104,21 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         func write(_ bytes: [UInt8]) async throws(RuntimeAPIError) {
             do { try await body.write(bytes) } catch {
                 throw RuntimeAPIError(.streamClosed, detail: error.reason.slug)
+            }
+        }
+
+        var blocking: (any BlockingStreamWriter)? { BlockingWriter(body: body) }
+    }
+
+    /// Writes into the streamed POST's body from the upstream download's own thread.
+    private struct BlockingWriter: BlockingStreamWriter {
+        let body: RequestBodyStream
+
+        func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) -> BlockingWriteFailure? {
+            switch body.writeBlocking(bytes, deadline: deadline) {
+            case .written: nil
+            case .timedOut: .deadline
+            case .closed(let error): .closed(RuntimeAPIError(.streamClosed, detail: error.reason.slug))
             }
         }
     }
@@ -100,7 +132,7 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         _ = try await send(Self.errorRequest(url: baseURL + RuntimeAPIConsts.initErrorPath, error: error))
     }
 
-    private static func errorDocument(_ error: FunctionError) -> [UInt8] {
+    fileprivate static func errorDocument(_ error: FunctionError) -> [UInt8] {
         JSONValue.object(["errorMessage": .string(error.message), "errorType": .string(error.type)]).serializedBytes
     }
 
@@ -146,7 +178,7 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         return response
     }
 
-    private static func check(_ response: HTTPResponse) throws(RuntimeAPIError) {
+    fileprivate static func check(_ response: HTTPResponse) throws(RuntimeAPIError) {
         switch response.status {
         case 200..<300: return
         case 500: throw RuntimeAPIError(.fatal, detail: "status 500")

@@ -7,6 +7,9 @@ package import AttestCore
 /// - a handler that throws is reported on `/invocation/{id}/error` and the loop goes on;
 /// - a streamed response is posted while its body is produced; a body that fails after its first byte
 ///   ends with the error trailers, and the loop goes on;
+/// - a handler may start its streamed POST before it answers (`StreamStart.current`); its answer then goes
+///   out through that POST, and a handler that throws (or answers buffered) after the start ends it with
+///   the error trailers;
 /// - an event without a request id or deadline is a runtime error that is logged (and reported on
 ///   `/error` when the request id is known), never a crash;
 /// - a 500 answer to `/response` or `/error` ends the loop (the Runtime API says to exit), any other
@@ -71,13 +74,25 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         traceIDExporter.export(context.traceID)
         let log = context.logger
         let response: LambdaResponse
+        // The handler may start its streamed POST early (`StreamStart`); what it answers then goes through it.
+        let client = self.client
+        let requestID = context.requestID
+        let streamStart = StreamStart { () throws(RuntimeAPIError) -> any StartedStream in
+            try client.startStreaming(requestID: requestID, contentType: StreamedResponse.httpIntegrationContentType)
+        }
         do {
             response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
-                try await handler.respond(to: invocation.body, context: context)
+                try await StreamStart.$current.withValue(streamStart) {
+                    try await handler.respond(to: invocation.body, context: context)
+                }
             }
         } catch {
             log.error("handler failed", ["errorType": .string(Self.typeName(error))])
             let report = FunctionError(type: Self.typeName(error), message: "handler failed")
+            if let started = streamStart.started {
+                // The POST is already out: the failure ends it with the error trailers.
+                return await endStarted(started, with: report, log)
+            }
             do {
                 try await client.fail(requestID: context.requestID, error: report)
             } catch {
@@ -88,13 +103,23 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         do throws(RuntimeAPIError) {
             switch response {
             case .buffered(let body):
+                if let started = streamStart.started {
+                    // A started POST cannot carry a buffered payload: it ends with the error trailers.
+                    log.error("buffered answer after the stream started")
+                    let report = FunctionError(type: "Runtime.BufferedAfterStreamStart", message: "handler failed")
+                    return await endStarted(started, with: report, log)
+                }
                 try await client.respond(requestID: context.requestID, body: body)
             case .streamed(let streamed):
                 // The body is produced inside this call: its log lines carry the request id too.
                 let failure = await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
                     () async -> RuntimeAPIError? in
                     do throws(RuntimeAPIError) {
-                        try await client.respond(requestID: context.requestID, streaming: streamed)
+                        if let started = streamStart.started {
+                            try await started.get().complete(streamed)
+                        } else {
+                            try await client.respond(requestID: context.requestID, streaming: streamed)
+                        }
                         return nil
                     } catch {
                         return error
@@ -102,6 +127,21 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
                 }
                 if let failure { throw failure }
             }
+        } catch {
+            return outcomeOfPost(error, log)
+        }
+        return nil
+    }
+
+    /// Ends a started POST whose handler failed (or answered buffered): no prelude, the error trailers.
+    private func endStarted(
+        _ started: Result<any StartedStream, RuntimeAPIError>,
+        with report: FunctionError,
+        _ log: Logger
+    ) async -> Termination? {
+        let failed = StreamedResponse(contentType: StreamedResponse.httpIntegrationContentType) { _ in .failed(report) }
+        do {
+            try await started.get().complete(failed)
         } catch {
             return outcomeOfPost(error, log)
         }

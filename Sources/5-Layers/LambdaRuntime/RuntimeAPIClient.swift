@@ -21,6 +21,12 @@ package protocol RuntimeAPIClient: Sendable {
     /// `Lambda-Runtime-Function-Error-Body` trailers; the Runtime API answers once the stream is over.
     func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError)
 
+    /// Starts the streamed response for `requestID` now, before the handler knows what it will stream:
+    /// the POST's head (`contentType`) goes out while the handler still waits (for its upstream), and
+    /// `StartedStream.complete` writes the prelude and the body later. A client that cannot start early
+    /// posts the whole response at `complete` (the default).
+    func startStreaming(requestID: String, contentType: String) throws(RuntimeAPIError) -> any StartedStream
+
     /// Posts a function error for `requestID` (`/invocation/{id}/error`).
     func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError)
 
@@ -50,5 +56,31 @@ package struct FunctionError: Sendable, Hashable {
     package init(type: String, message: String) {
         self.type = type
         self.message = message
+    }
+}
+
+/// A streamed response whose POST was started before its content was known (`startStreaming`).
+package protocol StartedStream: Sendable {
+    /// Writes `response`'s prelude and body into the started POST, ends it (with the error trailers when the
+    /// body fails), and waits for the Runtime API's answer. The content type is the one given at the start.
+    func complete(_ response: StreamedResponse) async throws(RuntimeAPIError)
+}
+
+extension RuntimeAPIClient {
+    package func startStreaming(requestID: String, contentType: String) throws(RuntimeAPIError) -> any StartedStream {
+        DeferredStream(client: self, requestID: requestID, contentType: contentType)
+    }
+}
+
+/// The default `startStreaming`: nothing goes out before `complete`, which posts the whole response.
+private struct DeferredStream<Client: RuntimeAPIClient>: StartedStream {
+    let client: Client
+    let requestID: String
+    let contentType: String
+
+    func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
+        var response = response
+        response.contentType = contentType
+        try await client.respond(requestID: requestID, streaming: response)
     }
 }

@@ -11,6 +11,30 @@ package protocol ResponseStreamWriter: Sendable {
     /// Sends `bytes`; waits while the previous bytes are still unsent (bounded memory).
     /// - Throws: `RuntimeAPIError` when the Runtime API ended the response (it then answered or failed).
     func write(_ bytes: [UInt8]) async throws(RuntimeAPIError)
+
+    /// The same body written from a thread of the producer's own, blocking it instead of suspending a
+    /// task; nil when this writer has none (the default: then only `write`).
+    var blocking: (any BlockingStreamWriter)? { get }
+}
+
+extension ResponseStreamWriter {
+    package var blocking: (any BlockingStreamWriter)? { nil }
+}
+
+/// Writes into a streamed response from a thread that may block (a transfer's own, never Swift's
+/// cooperative pool); each call's bytes are queued after everything written before, with either writer.
+package protocol BlockingStreamWriter: Sendable {
+    /// Queues a copy of `bytes`, then blocks while the previous bytes are still unsent, until `deadline`.
+    /// - Returns: nil once queued; else why not.
+    func write(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) -> BlockingWriteFailure?
+}
+
+/// Why a `BlockingStreamWriter` did not take the bytes.
+package enum BlockingWriteFailure: Sendable, Hashable {
+    /// The Runtime API ended the response.
+    case closed(RuntimeAPIError)
+    /// The previous bytes were still unsent at the deadline.
+    case deadline
 }
 
 /// How a streamed body ended.

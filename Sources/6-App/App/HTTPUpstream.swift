@@ -1,5 +1,6 @@
 package import Gate
 package import HTTPClient
+internal import LambdaRuntime
 
 /// The paid AI API over HTTP: the client's body goes to `UPSTREAM_URL` + the route's `upstreamPath`
 /// with the server-held key.
@@ -78,7 +79,8 @@ package struct HTTPUpstream: UpstreamCalling {
     /// soon as the head arrives. Before the first body byte everything behaves as a buffered call: a
     /// transport failure is `failed` with how far it got, and any answer that is not a 2xx event stream
     /// (429, 5xx, a JSON error) is read whole, within `maxResponseBytes`, and judged by the route's
-    /// release policy like a buffered answer.
+    /// release policy like a buffered answer. Inside the runtime loop the streamed POST to the Runtime API is
+    /// started here (`StreamStart`), so that answer then goes out through it, its status in the prelude.
     private func callStreaming(route: MeteredRoute, body: [UInt8], timeout: Duration) async -> UpstreamResult {
         guard let streaming = transport as? any HTTPStreamingTransport else {
             return .failed(.notSent, reason: "http.streaming_unsupported")
@@ -100,9 +102,14 @@ package struct HTTPUpstream: UpstreamCalling {
         )
         // The reader is this invocation's relay; a stalled one cannot hold the connection past the limit.
         let stream = ResponseBodyStream(capacity: Self.streamBufferBytes, deadline: deadline)
+        // The call is admitted and on its way: the streamed POST to the Runtime API starts right after the
+        // provider's request is handed to its thread, so the POST's head is sent (and read there) while the
+        // provider works; whatever follows, a stream or a JSON answer with its status, goes out through it
+        // (`StreamStart`; there is none outside the runtime loop).
+        let streamStart = StreamStart.current
         let head: ResponseBodyStream.Head
         do {
-            head = try await streaming.open(request, into: stream)
+            head = try await streaming.open(request, into: stream) { streamStart?.start() }
         } catch let error as HTTPError {
             return .failed(Self.failure(error), reason: error.reason.slug)
         } catch {
@@ -144,5 +151,13 @@ package struct HTTPUpstream: UpstreamCalling {
         }
 
         func cancel() { stream.cancel() }
+
+        func forward(to sink: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) -> Bool {
+            stream.forward(to: sink)
+        }
+
+        func forwardingEnded() async -> UpstreamStreamError? {
+            await stream.forwardingEnded().map { UpstreamStreamError($0.reason.slug) }
+        }
     }
 }

@@ -2,6 +2,7 @@ internal import AttestCore
 internal import Gate
 internal import Glibc
 internal import LambdaRuntime
+internal import Synchronization
 
 /// Passes a streamed upstream body to the client as it arrives: each piece the provider sent is
 /// written on unchanged (one copy in, one out), with bounded memory and the route's limits.
@@ -24,16 +25,23 @@ enum StreamRelay {
         var scanner = SSEErrorScanner()
         let end: String
         let completion: StreamCompletion
+        let blocking = writer.blocking
         while true {
+            // Once nothing waits to be read, the rest goes from the download's thread straight into the
+            // response (`Forwarding`): no task hop and no hand-over per piece.
+            if let blocking {
+                let forwarding = Forwarding(upstream, to: blocking, bytes: bytes, scanner: scanner)
+                if upstream.source.forward(to: { forwarding.take($0) }) {
+                    let failure = await upstream.source.forwardingEnded()
+                    (end, completion, bytes) = forwarding.outcome(failure)
+                    break
+                }
+            }
             let chunk: [UInt8]?
             do {
                 chunk = try await upstream.source.next()
             } catch {
-                if ContinuousClock.now >= upstream.deadline || error.reason == "http.timeout" {
-                    (end, completion) = ("max_seconds", limit("stream.max_seconds"))
-                } else {
-                    (end, completion) = ("upstream_failed", failure("Upstream.StreamFailed", error.reason))
-                }
+                (end, completion) = ended(upstream, error)
                 break
             }
             guard let chunk else {
@@ -76,12 +84,89 @@ enum StreamRelay {
         return completion
     }
 
-    private static func limit(_ reason: String) -> StreamCompletion {
+    /// How a stream that failed ends: past its deadline (or timed out) `max_seconds`, else `upstream_failed`.
+    fileprivate static func ended(
+        _ upstream: UpstreamStream,
+        _ error: UpstreamStreamError
+    ) -> (String, StreamCompletion) {
+        if ContinuousClock.now >= upstream.deadline || error.reason == "http.timeout" {
+            return ("max_seconds", limit("stream.max_seconds"))
+        }
+        return ("upstream_failed", failure("Upstream.StreamFailed", error.reason))
+    }
+
+    fileprivate static func limit(_ reason: String) -> StreamCompletion {
         failure("Upstream.StreamLimit", reason)
     }
 
-    private static func failure(_ type: String, _ reason: String) -> StreamCompletion {
+    fileprivate static func failure(_ type: String, _ reason: String) -> StreamCompletion {
         .failed(FunctionError(type: type, message: reason))
+    }
+}
+
+/// The relay's loop run on the download's own thread: each piece is counted, scanned for an error event
+/// and written into the response with a blocking write (the download waits while the client is behind,
+/// until the stream's deadline), with the same limits and ends as the async loop. The first stop wins;
+/// the sink returns false then, which stops the transfer.
+private final class Forwarding: Sendable {
+    private struct State {
+        var bytes: Int
+        var scanner: SSEErrorScanner
+        var stop: (end: String, completion: StreamCompletion)?
+    }
+
+    private let upstream: UpstreamStream
+    private let writer: any BlockingStreamWriter
+    private let state: Mutex<State>
+
+    init(_ upstream: UpstreamStream, to writer: any BlockingStreamWriter, bytes: Int, scanner: SSEErrorScanner) {
+        self.upstream = upstream
+        self.writer = writer
+        self.state = Mutex(State(bytes: bytes, scanner: scanner))
+    }
+
+    /// One piece, on the producer's thread; false once the stream must stop.
+    func take(_ piece: UnsafeRawBufferPointer) -> Bool {
+        let maxBytes = upstream.maxBytes
+        let providerError = state.withLock { state -> Bool? in
+            guard state.stop == nil else { return nil }
+            state.bytes += piece.count
+            if state.bytes > maxBytes {
+                state.stop = ("max_bytes", StreamRelay.limit("stream.max_bytes"))
+                return nil
+            }
+            return state.scanner.scan(piece.assumingMemoryBound(to: UInt8.self))
+        }
+        guard let providerError else { return false }
+        if let failure = writer.write(piece, deadline: upstream.deadline) {
+            state.withLock { state in
+                switch failure {
+                case .deadline: state.stop = ("max_seconds", StreamRelay.limit("stream.max_seconds"))
+                case .closed(let error):
+                    state.stop = ("client_closed", StreamRelay.failure("Runtime.StreamClosed", error.reason.slug))
+                }
+            }
+            return false
+        }
+        if providerError {
+            state.withLock { $0.stop = ("provider_error", .finished) }
+            return false
+        }
+        if ContinuousClock.now >= upstream.deadline {
+            state.withLock { $0.stop = ("max_seconds", StreamRelay.limit("stream.max_seconds")) }
+            return false
+        }
+        return true
+    }
+
+    /// How the forwarded stream ended, from the sink's stop or the transfer's end; and the bytes passed on.
+    func outcome(_ failure: UpstreamStreamError?) -> (String, StreamCompletion, Int) {
+        state.withLock { state in
+            if let stop = state.stop { return (stop.end, stop.completion, state.bytes) }
+            guard let failure else { return ("complete", .finished, state.bytes) }
+            let (end, completion) = StreamRelay.ended(upstream, failure)
+            return (end, completion, state.bytes)
+        }
     }
 }
 

@@ -39,7 +39,8 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
 
     /// A route that answers with a `stream` is streamed (the prelude carries status and headers);
     /// every other answer, refusals of streamed routes included, is one buffered response, except
-    /// through a Function URL, where every answer is a one-chunk stream with the same status and body.
+    /// through a Function URL, where every answer is a one-chunk stream with the same status and body,
+    /// and after the route started its streamed POST (`StreamStart`), which then carries its answer.
     package func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
         var request: APIGatewayRequest
         do {
@@ -60,8 +61,10 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
             response = .error(404, "not_found")
         }
         if let stream = response.stream { return .streamed(response.streamed(stream)) }
-        if request.viaFunctionURL {
-            // A RESPONSE_STREAM Function URL passes a buffered payload on raw: give it the prelude.
+        if request.viaFunctionURL || StreamStart.current?.isStarted == true {
+            // A RESPONSE_STREAM Function URL passes a buffered payload on raw: give it the prelude. So does a
+            // route that started its streamed POST before this answer (`StreamStart`): a failure before the
+            // first byte is then a one-chunk stream with its status in the prelude.
             let body = response.body
             return .streamed(
                 response.streamed(
