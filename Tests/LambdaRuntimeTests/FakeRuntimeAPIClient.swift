@@ -72,19 +72,7 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
     /// Records the start, then posts the whole response at `complete` with the started content type.
     func startStreaming(requestID: String, contentType: String) throws(RuntimeAPIError) -> any StartedStream {
         try record(.started(requestID: requestID, contentType: contentType))
-        return Started(client: self, requestID: requestID, contentType: contentType)
-    }
-
-    private struct Started: StartedStream {
-        let client: FakeRuntimeAPIClient
-        let requestID: String
-        let contentType: String
-
-        func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
-            var response = response
-            response.contentType = contentType
-            try await client.respond(requestID: requestID, streaming: response)
-        }
+        return DeferredStream(client: self, requestID: requestID, contentType: contentType)
     }
 
     func fail(requestID: String, error: FunctionError) async throws(RuntimeAPIError) {

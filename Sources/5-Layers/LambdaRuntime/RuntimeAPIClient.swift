@@ -72,13 +72,20 @@ extension RuntimeAPIClient {
     }
 }
 
-/// The default `startStreaming`: nothing goes out before `complete`, which posts the whole response.
-private struct DeferredStream<Client: RuntimeAPIClient>: StartedStream {
+/// The default `startStreaming`: nothing goes out before `complete`, which posts the whole response with the
+/// started content type.
+package struct DeferredStream<Client: RuntimeAPIClient>: StartedStream {
     let client: Client
     let requestID: String
     let contentType: String
 
-    func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
+    package init(client: Client, requestID: String, contentType: String) {
+        self.client = client
+        self.requestID = requestID
+        self.contentType = contentType
+    }
+
+    package func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
         var response = response
         response.contentType = contentType
         try await client.respond(requestID: requestID, streaming: response)
