@@ -64,16 +64,7 @@ struct JSONParser {
             skipWhitespace()
             let member = try value()
             if members.index(forKey: key) == nil { members[key] = member }
-            skipWhitespace()
-            let next = try peek()
-            index += 1
-            if next == UInt8(ascii: "}") { break }
-            guard next == UInt8(ascii: ",") else { throw JSONValue.ParseError() }
-            skipWhitespace()
-            if try peek() == UInt8(ascii: "}") {
-                index += 1
-                break
-            }
+            if try closesAfterElement(UInt8(ascii: "}")) { break }
         }
         depth -= 1
         return .object(members)
@@ -90,19 +81,24 @@ struct JSONParser {
         }
         while true {
             elements.append(try value())
-            skipWhitespace()
-            let next = try peek()
-            index += 1
-            if next == UInt8(ascii: "]") { break }
-            guard next == UInt8(ascii: ",") else { throw JSONValue.ParseError() }
-            skipWhitespace()
-            if try peek() == UInt8(ascii: "]") {
-                index += 1
-                break
-            }
+            if try closesAfterElement(UInt8(ascii: "]")) { break }
         }
         depth -= 1
         return .array(elements)
+    }
+
+    /// After an element or member: a comma (then another one, or `closing` after one trailing comma, as
+    /// JSONDecoder allows) or `closing`. Steps past what it read; true when the container ended.
+    private mutating func closesAfterElement(_ closing: UInt8) throws(JSONValue.ParseError) -> Bool {
+        skipWhitespace()
+        let next = try peek()
+        index += 1
+        if next == closing { return true }
+        guard next == UInt8(ascii: ",") else { throw JSONValue.ParseError() }
+        skipWhitespace()
+        guard try peek() == closing else { return false }
+        index += 1
+        return true
     }
 
     /// Steps into an array or object (past its opening bracket), within `maxDepth`.
