@@ -1,12 +1,11 @@
 internal import App
 internal import AttestCore
-internal import Glibc
 internal import HTTPClient
 internal import LambdaRuntime
 
 /// The custom runtime, from reading the environment to the run loop's end, in one function that runs off the
 /// main actor: main.swift's top-level code is main-actor code, and each `await` there came back to the main
-/// queue (a hop to another thread, and libdispatch's second worker started for it) before the next step.
+/// queue (one more hand-over between threads) before the next step.
 enum ColdStart {
     /// Serves invocations until the Runtime API goes away; returns the exit status.
     static func run() async -> Int32 {
