@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 SWIFT ?= swift
 PYTHON ?= python3
+# Every release binary: the Swift runtime static, so no library search path of its own (link-check).
+SWIFT_RELEASE := -c release --static-swift-stdlib --disable-local-rpath
 export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
@@ -39,7 +41,7 @@ endif
 
 ## build: the one shipped binary; `attestgate` is a link to it (bootstrap runs the operator CLI under that name).
 build: setup
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bootstrap
+	$(SWIFT) build $(SWIFT_RELEASE) --product bootstrap
 	ln -sfn bootstrap .build/release/attestgate
 
 ## init-order: rewrites scripts/init-order.txt, the code and data the release bootstrap reaches before its
@@ -106,7 +108,7 @@ run: build demo
 
 ## demo: the simulated devices and scripted session (not part of the Lambda zip).
 demo: setup
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product attestgate-demo
+	$(SWIFT) build $(SWIFT_RELEASE) --product attestgate-demo
 
 ## run-check: the same session, non-interactively, on free ports; fails if any step is not as expected.
 ## Then the lifecycle: a second run is refused by name, SIGINT stops every process run.py started.
@@ -167,8 +169,8 @@ fuzz-smoke:
 ## never part of `make test`. BENCH_ARGS=--quick for a short pass.
 BENCH_ARGS ?=
 bench: package
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product AppAttestBench
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product GateBench
+	$(SWIFT) build $(SWIFT_RELEASE) --product AppAttestBench
+	$(SWIFT) build $(SWIFT_RELEASE) --product GateBench
 	@mkdir -p build
 	@rates=$$(openssl speed -seconds 3 ecdsap256 ecdsap384 2>/dev/null \
 	  | awk '/nistp256/ {p256=$$NF} /nistp384/ {p384=$$NF} END {print p256, p384}'); \
