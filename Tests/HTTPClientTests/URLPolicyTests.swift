@@ -3,13 +3,15 @@ import Testing
 @testable import HTTPClient
 
 @Suite struct URLPolicyTests {
-    @Test(arguments: ["localhost", "127.0.0.1", "127.1.2.3", "[::1]"])
+    @Test(arguments: ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "::1", "127.255.255.255", "127.00.0.001"])
     func loopbackHosts(host: String) {
         #expect(URLPolicy.isLoopback(host: host))
     }
 
     @Test(arguments: [
         "128.0.0.1", "127.0.0.1.example.com", "localhost.example.com", "127.0.0", "127.0.0.256", "10.0.0.1",
+        "0127.0.0.1", "127.0.0.1.", ".127.0.0.1", "127..0.1", "127.0.0.1000", "1270.0.0.1", "127.0.0.+1",
+        "127.0.0.1 ", "", "127.0.0.0.1", "١٢٧.0.0.1",
     ])
     func notLoopback(host: String) {
         #expect(!URLPolicy.isLoopback(host: host))

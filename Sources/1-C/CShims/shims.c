@@ -37,6 +37,10 @@ CURLcode cshim_curl_setopt_trailer_cb(CURL *handle, cshim_curl_trailer_cb callba
     return curl_easy_setopt(handle, CURLOPT_TRAILERFUNCTION, callback);
 }
 
+CURLcode cshim_curl_setopt_prereq_cb(CURL *handle, cshim_curl_prereq_cb callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
 CURLcode cshim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

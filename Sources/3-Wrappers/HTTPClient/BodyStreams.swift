@@ -228,8 +228,7 @@ public final class ResponseBodyStream: Sendable {
 
         /// The first header named `name` (case-insensitive).
         public func header(_ name: String) -> String? {
-            let lower = name.lowercased()
-            return headers.first { $0.name.lowercased() == lower }?.value
+            headers.first { HTTPHeader.namesMatch($0.name, name) }?.value
         }
     }
 

@@ -26,6 +26,8 @@ final class CurlTransfer {
     /// Streamed responses: where the head and the body go as they arrive (`CurlTransport.open`).
     var stream: ResponseBodyStream?
     var curl: UnsafeMutableRawPointer?
+    /// Runs once, on the handle's thread, when the request is about to be sent (`prerequestCallback`).
+    var beforeSend: (@Sendable () -> Void)?
 
     init(maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024, cancellation: CancellationFlag = CancellationFlag()) {
         self.maxBodyBytes = maxBodyBytes
@@ -80,6 +82,17 @@ final class CurlTransfer {
         guard let userdata else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         return transfer.cancellation.isCancelled ? 1 : 0
+    }
+
+    /// `CURLOPT_PREREQFUNCTION`: the connection is ready and the request goes out when this returns; runs
+    /// `beforeSend` the first time (libcurl calls it again when it retries on a fresh connection).
+    static let prerequestCallback: cshim_curl_prereq_cb = { userdata, _, _, _, _ in
+        guard let userdata else { return Int32(CURL_PREREQFUNC_OK) }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        let beforeSend = transfer.beforeSend
+        transfer.beforeSend = nil
+        beforeSend?()
+        return Int32(CURL_PREREQFUNC_OK)
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one call per header line, status lines included.

@@ -21,24 +21,21 @@ public protocol HTTPStreamingTransport: HTTPTransport {
     func start(_ request: HTTPRequest, streamingBody body: RequestBodyStream) throws(HTTPError) -> StartedUpload
 
     /// Starts `request`; the body arrives in `stream`, which the caller reads to the end or cancels.
-    /// `started` runs on the caller's thread once the transfer is on its own thread, before the head is
-    /// awaited (work that should overlap the request's round trip without delaying its start).
+    /// `sending` runs once, on the transfer's own thread, when the connection is ready and the request is
+    /// about to go out (work that should overlap the server's time without competing with the request's
+    /// own start); it does not run when the transfer fails before that.
     /// - Throws: `HTTPError` when the transfer failed before a response head arrived.
     func open(
         _ request: HTTPRequest,
         into stream: ResponseBodyStream,
-        started: () -> Void
+        sending: (@Sendable () -> Void)?
     ) async throws -> ResponseBodyStream.Head
 }
 
 extension HTTPStreamingTransport {
-    /// `open(_:into:started:)` with nothing to run meanwhile.
-    public func open(
-        _ request: HTTPRequest,
-        into stream: ResponseBodyStream,
-        started: () -> Void = {}
-    ) async throws -> ResponseBodyStream.Head {
-        try await open(request, into: stream, started: {})
+    /// `open(_:into:sending:)` with nothing to run meanwhile.
+    public func open(_ request: HTTPRequest, into stream: ResponseBodyStream) async throws -> ResponseBodyStream.Head {
+        try await open(request, into: stream, sending: nil)
     }
 }
 
@@ -89,7 +86,7 @@ extension CurlTransport: HTTPStreamingTransport {
     public func open(
         _ request: HTTPRequest,
         into stream: ResponseBodyStream,
-        started: () -> Void = {}
+        sending: (@Sendable () -> Void)?
     ) async throws -> ResponseBodyStream.Head {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
@@ -97,10 +94,16 @@ extension CurlTransport: HTTPStreamingTransport {
         let handle = pool.take(for: target.origin)
         let caBundlePath = self.caBundlePath
         handle.queue.async {
-            Self.performDownload(request, into: stream, target: target, caBundlePath: caBundlePath, on: handle)
+            Self.performDownload(
+                request,
+                into: stream,
+                target: target,
+                caBundlePath: caBundlePath,
+                sending: sending,
+                on: handle
+            )
             pool.giveBack(handle)
         }
-        started()
         return try await stream.head()
     }
 
@@ -142,6 +145,7 @@ extension CurlTransport: HTTPStreamingTransport {
         into stream: ResponseBodyStream,
         target: URLPolicy.Target,
         caBundlePath: String?,
+        sending: (@Sendable () -> Void)?,
         on handle: CurlEasyHandle
     ) {
         let curl = handle.raw
@@ -155,6 +159,11 @@ extension CurlTransport: HTTPStreamingTransport {
         // provider's events reach the reader in a few large pieces; a slow one's still one by one.
         set(curl, CURLOPT_BUFFERSIZE, streamReceiveBufferBytes)
         installCallbacks(curl, transfer, write: CurlTransfer.streamWriteCallback)
+        if let sending {
+            transfer.beforeSend = sending
+            check(cshim_curl_setopt_prereq_cb(curl, CurlTransfer.prerequestCallback))
+            check(cshim_curl_setopt_ptr(curl, CURLOPT_PREREQDATA, Unmanaged.passUnretained(transfer).toOpaque()))
+        }
 
         let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }
         if code == CURLE_OK {

@@ -1,4 +1,4 @@
-internal import AttestCore
+public import AttestCore
 internal import CCurl
 internal import CShims
 internal import Dispatch
@@ -47,6 +47,41 @@ public struct CurlTransport: HTTPTransport {
                 cancellation: cancellation,
                 on: handle
             )
+        }
+    }
+
+    /// The deadline is libcurl's own: the transfer's total timeout is capped, when it starts on its thread, by
+    /// what is left of the deadline, so no timer or extra task runs beside it, and the answer resumes the
+    /// caller straight from the transfer's thread. A deadline already passed at the start sends nothing.
+    public func send(_ request: HTTPRequest, before deadline: Deadline) async -> Result<HTTPResponse, any Error>? {
+        do {
+            let target = try URLPolicy.check(request.url)
+            try Self.checkHeaders(request.headers)
+            if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
+            let handle = pool.take(for: target.origin)
+            defer { pool.giveBack(handle) }
+            let caBundlePath = self.caBundlePath
+            return .success(
+                try await Self.transfer(on: handle) { cancellation throws(HTTPError) in
+                    var bounded = request
+                    let left = deadline.remaining
+                    guard left > .zero else {
+                        throw HTTPError(.timeout, detail: "the deadline passed before the start")
+                    }
+                    bounded.timeout = min(request.timeout ?? left, left)
+                    return try Self.perform(
+                        bounded,
+                        target: target,
+                        caBundlePath: caBundlePath,
+                        cancellation: cancellation,
+                        on: handle
+                    )
+                }
+            )
+        } catch let error as HTTPError where error.reason == .timeout && deadline.remaining <= .zero {
+            return nil
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -175,12 +210,12 @@ public struct CurlTransport: HTTPTransport {
     }
 
     static func headerLines(for request: HTTPRequest) -> [String] {
-        var lines = request.headers.map { "\($0.name): \($0.value)" }
-        let names = Set(request.headers.map { $0.name.lowercased() })
+        var lines = request.headers.map { $0.name + ": " + $0.value }
+        let has: (String) -> Bool = { name in request.headers.contains { HTTPHeader.namesMatch($0.name, name) } }
         // Suppress libcurl's own defaults: no `Expect: 100-continue` round trip, and no
         // `application/x-www-form-urlencoded` label on bodies we did not label ourselves.
-        if !names.contains("expect") { lines.append("Expect:") }
-        if !names.contains("content-type") { lines.append("Content-Type:") }
+        if !has("expect") { lines.append("Expect:") }
+        if !has("content-type") { lines.append("Content-Type:") }
         return lines
     }
 

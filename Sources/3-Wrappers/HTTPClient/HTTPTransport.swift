@@ -1,4 +1,4 @@
-internal import AttestCore
+public import AttestCore
 
 /// Sends one HTTP request and returns the whole response.
 ///
@@ -15,6 +15,17 @@ public protocol HTTPTransport: Sendable {
     /// Performs `request`.
     /// - Throws: `HTTPError` when no complete response was received.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Performs `request`, but answers no later than `deadline`.
+    /// - Returns: the response or the transport's error; nil when the deadline passed first.
+    func send(_ request: HTTPRequest, before deadline: Deadline) async -> Result<HTTPResponse, any Error>?
+}
+
+extension HTTPTransport {
+    /// Races `send(_:)` against the deadline (`DeadlineRace`).
+    public func send(_ request: HTTPRequest, before deadline: Deadline) async -> Result<HTTPResponse, any Error>? {
+        await DeadlineRace.send(request, through: self, deadline: deadline)
+    }
 }
 
 /// One header line. Names compare case-insensitively wherever they are looked up.
@@ -25,6 +36,20 @@ public struct HTTPHeader: Sendable, Hashable {
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
+    }
+
+    /// Whether two header names are the same name: equal but for ASCII case (no allocation).
+    public static func namesMatch(_ a: String, _ b: String) -> Bool {
+        var a = a.utf8.makeIterator()
+        var b = b.utf8.makeIterator()
+        while true {
+            switch (a.next(), b.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?) where x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a):
+                continue
+            default: return false
+            }
+        }
     }
 }
 
@@ -74,7 +99,6 @@ public struct HTTPResponse: Sendable {
 
     /// The first header named `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { HTTPHeader.namesMatch($0.name, name) }?.value
     }
 }

@@ -52,14 +52,27 @@ package struct URLPolicy {
     /// `localhost`, any address in 127.0.0.0/8 written as a dotted quad, or `[::1]`.
     package static func isLoopback(host: String) -> Bool {
         if host == "localhost" || host == "[::1]" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4 else { return false }
-        for octet in octets {
-            guard (1...3).contains(octet.count), octet.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let value = Int(octet), value <= 255
-            else { return false }
+        // Four dot-separated decimal octets of one to three ASCII digits, each at most 255, the first 127.
+        var octets = 0
+        var value = 0
+        var digits = 0
+        var first = -1
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, octets < 3 else { return false }
+                if octets == 0 { first = value }
+                octets += 1
+                value = 0
+                digits = 0
+            } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 3 {
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+                guard value <= 255 else { return false }
+            } else {
+                return false
+            }
         }
-        return octets[0] == "127"
+        return octets == 3 && digits > 0 && first == 127
     }
 
     private static func part(_ handle: OpaquePointer, _ what: CURLUPart, flags: UInt32 = 0) -> String? {

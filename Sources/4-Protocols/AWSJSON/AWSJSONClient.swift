@@ -15,6 +15,8 @@ package struct AWSJSONClient: Sendable {
     private let clock: any WallClock
     private let random: any RandomSource
     private let quota: SharedRetryQuota
+    /// The endpoint's host (the signed `Host` header), worked out once.
+    private let host: String
 
     /// - Parameters:
     ///   - clock: the signing time (`X-Amz-Date`).
@@ -30,6 +32,7 @@ package struct AWSJSONClient: Sendable {
         self.clock = clock
         self.random = random
         self.quota = SharedRetryQuota()
+        self.host = Self.host(of: configuration.endpoint)
     }
 
     /// What is left of the retry quota (tests, metrics).
@@ -98,7 +101,7 @@ package struct AWSJSONClient: Sendable {
 
     private func attemptOnce(_ request: HTTPRequest, deadline: Deadline) async throws(AWSError) -> JSONValue {
         let response: HTTPResponse
-        switch await DeadlineRace.send(request, through: transport, deadline: deadline) {
+        switch await transport.send(request, before: deadline) {
         case .success(let received)?:
             response = received
         case .failure(let error as HTTPError)?:
@@ -133,7 +136,7 @@ package struct AWSJSONClient: Sendable {
     }
 
     private func signedRequest(_ operation: String, body: [UInt8], timeout: Duration) -> HTTPRequest {
-        let host = Self.host(of: configuration.endpoint)
+        let host = self.host
         let signedHeaders: [(name: String, value: String)] = [
             ("Host", host),
             ("Content-Type", configuration.protocolVersion.rawValue),

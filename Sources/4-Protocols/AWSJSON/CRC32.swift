@@ -8,16 +8,26 @@ package enum CRC32 {
 
     /// The checksum of `bytes`.
     package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+        if let crc = bytes.withContiguousStorageIfAvailable({ checksum(contiguous: $0) }) { return crc }
+        return Array(bytes).withUnsafeBufferPointer { checksum(contiguous: $0) }
+    }
+
+    private static func checksum(contiguous bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        table.withUnsafeBufferPointer { table in
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            return crc ^ 0xFFFF_FFFF
+        }
     }
 
     /// True when `header` is absent, or is the decimal checksum of `body`. A header that is present but
     /// not a number is a mismatch: something between us and the service changed the response.
     package static func matches(header: String?, body: [UInt8]) -> Bool {
         guard let header else { return true }
-        guard let expected = UInt32(header.trimmingPrefix(" ")) else { return false }
+        // Leading spaces only (HTTP's optional whitespace, if a proxy kept it), then a plain decimal.
+        var digits = Substring(header)
+        while digits.utf8.first == UInt8(ascii: " ") { digits = digits.dropFirst() }
+        guard let expected = UInt32(digits) else { return false }
         return expected == checksum(body)
     }
 }

@@ -102,14 +102,16 @@ package struct HTTPUpstream: UpstreamCalling {
         )
         // The reader is this invocation's relay; a stalled one cannot hold the connection past the limit.
         let stream = ResponseBodyStream(capacity: Self.streamBufferBytes, deadline: deadline)
-        // The call is admitted and on its way: the streamed POST to the Runtime API starts right after the
-        // provider's request is handed to its thread, so the POST's head is sent (and read there) while the
-        // provider works; whatever follows, a stream or a JSON answer with its status, goes out through it
-        // (`StreamStart`; there is none outside the runtime loop).
-        let streamStart = StreamStart.current
+        // The call is admitted and on its way: the streamed POST to the Runtime API starts on the provider
+        // request's thread just before that request is sent (not beside its start, where the two compete for
+        // the cores), so the POST's head is sent (and read there) while the provider works; whatever
+        // follows, a stream or a JSON answer with its status, goes out through it (`StreamStart`; there is
+        // none outside the runtime loop). A request that never got that far answers as a buffered call.
+        var sending: (@Sendable () -> Void)?
+        if let streamStart = StreamStart.current { sending = { streamStart.start() } }
         let head: ResponseBodyStream.Head
         do {
-            head = try await streaming.open(request, into: stream) { streamStart?.start() }
+            head = try await streaming.open(request, into: stream, sending: sending)
         } catch let error as HTTPError {
             return .failed(Self.failure(error), reason: error.reason.slug)
         } catch {

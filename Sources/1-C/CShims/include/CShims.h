@@ -23,6 +23,10 @@ CURLcode cshim_curl_setopt_xferinfo_cb(CURL *_Nonnull handle, cshim_curl_xferinf
 CURLcode cshim_curl_setopt_read_cb(CURL *_Nonnull handle, cshim_curl_data_cb _Nonnull callback);
 typedef int (*cshim_curl_trailer_cb)(struct curl_slist *_Nullable *_Nonnull list, void *_Nullable userdata);
 CURLcode cshim_curl_setopt_trailer_cb(CURL *_Nonnull handle, cshim_curl_trailer_cb _Nonnull callback);
+// CURLOPT_PREREQFUNCTION: called once the connection is ready, just before the request is sent.
+typedef int (*cshim_curl_prereq_cb)(void *_Nullable clientp, char *_Nonnull primary_ip, char *_Nonnull local_ip,
+    int primary_port, int local_port);
+CURLcode cshim_curl_setopt_prereq_cb(CURL *_Nonnull handle, cshim_curl_prereq_cb _Nonnull callback);
 CURLcode cshim_curl_getinfo_long(CURL *_Nonnull handle, CURLINFO info, long *_Nonnull value);
 CURLcode cshim_curl_getinfo_off_t(CURL *_Nonnull handle, CURLINFO info, curl_off_t *_Nonnull value);
 CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);

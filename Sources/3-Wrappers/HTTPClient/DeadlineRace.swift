@@ -1,13 +1,14 @@
 internal import AttestCore
-internal import HTTPClient
 internal import Synchronization
 
-/// Sends through a transport but returns no later than the deadline, whatever the transport does.
+/// `HTTPTransport.send(_:before:)` for a transport that does not bound itself by a deadline: sends, but
+/// returns no later than the deadline, whatever the transport does.
 ///
-/// The transport enforces the request's own timeout, but a transfer that starts late (a busy thread pool)
+/// A transport enforces the request's own timeout, but a transfer that starts late (a busy thread pool)
 /// or a stall the transport does not time can still outlast the invocation. The send runs in its own task;
 /// if the deadline comes first, the caller gets `nil` at once and the orphaned send finishes (and is
-/// dropped) in the background, bounded by its own timeout.
+/// dropped) in the background, bounded by its own timeout. (`CurlTransport` needs none of this: libcurl's
+/// own timer is set from the deadline when the transfer starts.)
 enum DeadlineRace {
     /// How long the deadline timer sleeps at a time.
     static let nap: Duration = .milliseconds(250)

@@ -1,0 +1,111 @@
+import AttestCore
+import HTTPClient
+import Synchronization
+import TestSupport
+import Testing
+
+/// `CurlTransport.send(_:before:)`: the deadline is libcurl's own timer, set when the transfer starts.
+@Suite struct CurlTransportDeadlineTests {
+    let transport = CurlTransport()
+
+    @Test func anAnswerBeforeTheDeadlineIsReturned() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: Array("ok".utf8)) }
+        defer { server.stop() }
+        let request = HTTPRequest(method: "GET", url: server.baseURL)
+        let result = await transport.send(request, before: .after(.seconds(10)))
+        #expect(try #require(result).get().body == Array("ok".utf8))
+    }
+
+    @Test func aHangingServerEndsAtTheDeadlineNotAtTheRequestTimeout() async throws {
+        // The request may take 20 s; the deadline is 300 ms away: nil, near the deadline (the upper bound is
+        // loose for a loaded machine, and far below the 20 s the request alone would allow).
+        let server = try LoopbackHTTPServer { _ in .hang(seconds: 60) }
+        defer { server.stop() }
+        let request = HTTPRequest(method: "GET", url: server.baseURL, timeout: .seconds(20))
+        let start = ContinuousClock.now
+        let result = await transport.send(request, before: .after(.milliseconds(300)))
+        let elapsed = ContinuousClock.now - start
+        #expect(result == nil)
+        #expect(elapsed >= .milliseconds(280))
+        #expect(elapsed < .seconds(8), "answered \(elapsed) after a 300 ms deadline")
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func aDeadlinePassedBeforeTheStartSendsNothing() async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
+        defer { server.stop() }
+        let result = await transport.send(HTTPRequest(method: "GET", url: server.baseURL), before: .after(.zero))
+        #expect(result == nil)
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func aFailureBeforeTheDeadlineIsTheTransportsError() async throws {
+        let port = try LoopbackHTTPServer.unusedPort()
+        let request = HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/")
+        let result = await transport.send(request, before: .after(.seconds(10)))
+        #expect(throws: HTTPError(.connectFailed)) { try #require(result).get() }
+    }
+}
+
+/// `open(_:into:sending:)`: the hook runs on the transfer's thread just before the request is sent.
+@Suite struct CurlTransportSendingHookTests {
+    let transport = CurlTransport()
+
+    @Test func theHookHasRunOnceWhenTheServerSeesTheRequest() async throws {
+        let calls = Atomic<Int>(0)
+        let seenByServer = Mutex<[Int]>([])
+        let server = try LoopbackHTTPServer { _ in
+            seenByServer.withLock { $0.append(calls.load(ordering: .sequentiallyConsistent)) }
+            return .respond(
+                status: 200,
+                headers: [("Content-Type", "text/event-stream")],
+                body: Array("data: a\n\n".utf8)
+            )
+        }
+        defer { server.stop() }
+        let stream = ResponseBodyStream(capacity: 4096)
+        let request = HTTPRequest(method: "POST", url: server.baseURL, body: Array("{}".utf8))
+        let head = try await transport.open(request, into: stream) {
+            calls.add(1, ordering: .sequentiallyConsistent)
+        }
+        #expect(head.status == 200)
+        while try await stream.next() != nil {}
+        #expect(seenByServer.withLock { $0 } == [1])
+        #expect(calls.load(ordering: .sequentiallyConsistent) == 1)
+    }
+
+    @Test func theHookDoesNotRunWhenNothingWasSent() async throws {
+        let calls = Atomic<Int>(0)
+        let port = try LoopbackHTTPServer.unusedPort()
+        let stream = ResponseBodyStream(capacity: 4096)
+        let request = HTTPRequest(method: "POST", url: "http://127.0.0.1:\(port)/", body: Array("{}".utf8))
+        await #expect(throws: HTTPError(.connectFailed)) {
+            _ = try await transport.open(request, into: stream) { calls.add(1, ordering: .sequentiallyConsistent) }
+        }
+        #expect(calls.load(ordering: .sequentiallyConsistent) == 0)
+    }
+}
+
+@Suite struct HTTPHeaderNameTests {
+    @Test func namesMatchIgnoringASCIICaseOnly() {
+        #expect(HTTPHeader.namesMatch("Content-Type", "content-type"))
+        #expect(HTTPHeader.namesMatch("X-AMZ-CRC32", "x-amz-crc32"))
+        #expect(HTTPHeader.namesMatch("", ""))
+        #expect(!HTTPHeader.namesMatch("Content-Type", "Content-Typ"))
+        #expect(!HTTPHeader.namesMatch("Content-Typ", "Content-Type"))
+        #expect(!HTTPHeader.namesMatch("a-b", "a_b"))
+        // Only letters fold: '@' (0x40) and '`' (0x60) differ by 0x20 but are not the same byte.
+        #expect(!HTTPHeader.namesMatch("@", "`"))
+        #expect(!HTTPHeader.namesMatch("[", "{"))
+        #expect(!HTTPHeader.namesMatch("é", "É"))
+    }
+
+    @Test func responsesFindHeadersWhateverTheirCase() {
+        let response = HTTPResponse(
+            status: 200,
+            headers: [HTTPHeader("X-Amz-Crc32", "1"), HTTPHeader("x-amz-crc32", "2")]
+        )
+        #expect(response.header("X-AMZ-CRC32") == "1")
+        #expect(response.header("x-amzn-requestid") == nil)
+    }
+}
