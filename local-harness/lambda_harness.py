@@ -11,6 +11,7 @@ library only. See README.md for the CLI.
 import argparse
 import base64
 import collections
+import heapq
 import itertools
 import json
 import os
@@ -154,6 +155,7 @@ class Harness:
         self.init_errors = []
         self.logs = collections.deque(maxlen=5000)
         self.lock = threading.Lock()
+        self.watcher = DeadlineWatcher(self)
         self.pools = {GUEST: Pool(GUEST, "attestgate-local")}
         if signed_in_instances > 0:
             self.pools[SIGNED_IN] = Pool(SIGNED_IN, "attestgate-local-signed-in")
@@ -226,23 +228,55 @@ class Harness:
             with self.lock:
                 pool.in_flight -= 1
 
-    def watch_deadline(self, invocation, instance, generation):
-        remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
-        if invocation.done.wait(timeout=max(0.0, remaining) + 0.2) and invocation.stream is not None:
+    def deadline_passed(self, invocation, instance, generation):
+        """`DeadlineWatcher`: the invocation's deadline (plus its grace) has passed."""
+        if invocation.done.is_set():
             # A streamed response counts against the deadline until its last byte, as on Lambda.
-            remaining = invocation.deadline_epoch_ms / 1000.0 - time.time()
-            if not invocation.stream.ended.wait(timeout=max(0.0, remaining) + 0.2) and \
-                    instance.generation == generation:
+            stream = invocation.stream
+            if stream is not None and not stream.ended.is_set() and instance.generation == generation:
                 self.log(instance.index, json.dumps({"harness": "deadline exceeded while streaming, instance "
                                                      "restarted", "requestId": invocation.request_id}))
-                invocation.stream.end("Sandbox.Timedout")
+                stream.end("Sandbox.Timedout")
                 instance.kill_and_restart()
             return
-        if not invocation.done.is_set():
-            if invocation.finish("timeout") and instance.generation == generation:
-                self.log(instance.index, json.dumps({"harness": "deadline exceeded, instance restarted",
-                                                     "requestId": invocation.request_id}))
-                instance.kill_and_restart()
+        if invocation.finish("timeout") and instance.generation == generation:
+            self.log(instance.index, json.dumps({"harness": "deadline exceeded, instance restarted",
+                                                 "requestId": invocation.request_id}))
+            instance.kill_and_restart()
+
+
+class DeadlineWatcher:
+    """One thread watches every delivered invocation's deadline (a thread started per invocation put a
+    thread start on each event's path, next to the bootstrap reading it). At the deadline plus `GRACE`, an
+    invocation that has not answered, or whose stream has not ended, is timed out and its instance
+    restarted, as Lambda does; that work runs on a thread of its own, so a slow restart delays no other
+    deadline."""
+    GRACE = 0.2
+
+    def __init__(self, harness):
+        self.harness = harness
+        self.due = []  # heap of (when, sequence, invocation, instance, generation)
+        self.sequence = itertools.count()
+        self.condition = threading.Condition()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def watch(self, invocation, instance, generation):
+        when = invocation.deadline_epoch_ms / 1000.0 + self.GRACE
+        with self.condition:
+            heapq.heappush(self.due, (when, next(self.sequence), invocation, instance, generation))
+            if self.due[0][2] is invocation:
+                self.condition.notify()
+
+    def _run(self):
+        while True:
+            with self.condition:
+                while not self.due or self.due[0][0] > time.time():
+                    self.condition.wait(timeout=self.due[0][0] - time.time() if self.due else None)
+                _, _, invocation, instance, generation = heapq.heappop(self.due)
+            stream = invocation.stream
+            if not invocation.done.is_set() or (stream is not None and not stream.ended.is_set()):
+                threading.Thread(target=self.harness.deadline_passed, args=(invocation, instance, generation),
+                                 daemon=True).start()
 
 
 def make_runtime_handler(harness, instance):
@@ -298,9 +332,7 @@ def make_runtime_handler(harness, instance):
                 "Lambda-Runtime-Invoked-Function-Arn": FUNCTION_ARN_PREFIX + instance.pool.function_name,
                 "Lambda-Runtime-Trace-Id": invocation.trace_id,
             })
-            # The deadline's watcher starts once the event is on its way (a thread start is not nothing).
-            threading.Thread(target=harness.watch_deadline, args=(invocation, instance, generation),
-                             daemon=True).start()
+            harness.watcher.watch(invocation, instance, generation)
 
         def do_POST(self):
             if (self.headers.get("Lambda-Runtime-Function-Response-Mode") or "").lower() == "streaming":
