@@ -136,12 +136,16 @@ struct StreamingBootstrapTests {
             + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
     }
 
-    static func start(_ upstream: FakeUpstreamProcess, maxStreamSeconds: Int = 5) async throws -> LocalHarness {
+    static func start(
+        _ upstream: FakeUpstreamProcess,
+        maxStreamSeconds: Int = 5,
+        upstreamURL: String? = nil
+    ) async throws -> LocalHarness {
         _ = BootstrapTests.tableReady
         let environment = [
             "ATTESTGATE_ENV": "development", "TABLE_NAME": BootstrapTests.table, "AWS_REGION": "us-east-1",
             "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
+            "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstreamURL ?? upstream.url,
             "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info",
             "ROUTES": routes(maxStreamSeconds: maxStreamSeconds),
         ]
@@ -297,6 +301,38 @@ struct StreamingBootstrapTests {
         let stream = try #require(try await harness.get("/invocations").arrayValue?.last?["stream"])
         #expect(stream["errorType"]?.stringValue == "Upstream.StreamLimit")
         #expect(stream["clientGone"]?.boolValue == true)
+    }
+
+    /// The POST to the Runtime API starts only once the provider's request is about to go out: a provider
+    /// that cannot be reached gets no stream started, and the client a buffered JSON answer with its units back.
+    @Test func aProviderThatCannotBeReachedGetsABufferedAnswerAndNoStream() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let unreachable = "http://127.0.0.1:\(try LoopbackHTTPServer.unusedPort())"
+        let harness = try await Self.start(upstream, upstreamURL: unreachable)
+        let device = Self.device()
+        let body = #"{"stream":true,"events":2}"#
+        let first = try await harness.request(
+            "POST",
+            "/v1/tutor",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: body
+        )
+        #expect(first.status == 502)
+        #expect(String(decoding: first.body, as: UTF8.self) == #"{"error":"upstream_unavailable"}"#)
+        #expect(first.header("content-length") != nil)
+        #expect(first.header("transfer-encoding") == nil)
+        let invocation = try #require(try await harness.get("/invocations").arrayValue?.last)
+        #expect(invocation["stream"] == nil || invocation["stream"] == .null, "a stream was started: \(invocation)")
+        #expect(invocation["outcome"]?.stringValue == "response")
+        // Nothing was sent, so nothing could be billed: the unit came back (the same count again).
+        let second = try await harness.request(
+            "POST",
+            "/v1/tutor",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: body
+        )
+        #expect(second.status == 502)
+        #expect(second.header("x-quota-remaining") == first.header("x-quota-remaining"))
     }
 
     @Test func refusalsAndFailuresBeforeTheFirstByteAreOrdinaryJSONAnswers() async throws {
