@@ -31,6 +31,10 @@ import Testing
         #expect(Bytes.fromHex("00ff10Ab") == [0x00, 0xff, 0x10, 0xab])
         #expect(Bytes.fromHex("abc") == nil)
         #expect(Bytes.hex([0x00, 0xff]) == "00ff")
+        #expect(Bytes.hex([UInt8]()) == "")
+        #expect(Bytes.hex((0...255).map { UInt8($0) }).count == 512)
+        #expect(Bytes.hex([0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef]) == "0123456789abcdef")
+        #expect(Bytes.hex(AnySequence([0x0a, 0xb0])) == "0ab0")  // a sequence without contiguous storage
     }
 
     @Test func loggerWritesOneJSONObjectPerLineWithMetadata() throws {

@@ -32,13 +32,23 @@ package enum Bytes {
 
     /// Lower-case hexadecimal.
     package static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        if let text = bytes.withContiguousStorageIfAvailable(hex(contiguous:)) { return text }
+        return Array(bytes).withUnsafeBufferPointer(hex(contiguous:))
+    }
+
+    /// Two digits a byte, written straight into the string's storage.
+    private static func hex(contiguous bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (index, byte) in bytes.enumerated() {
+                out[2 * index] = hexDigit(byte >> 4)
+                out[2 * index + 1] = hexDigit(byte & 0x0f)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Decodes hexadecimal (either case); nil for an odd length or a non-hex character.

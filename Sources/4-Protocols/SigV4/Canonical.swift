@@ -86,12 +86,29 @@ enum Canonical {
 
     /// Canonical headers: names lower-cased and sorted, values trimmed with inner runs of whitespace (line
     /// folds included) collapsed to one space, repeated names joined with `,` in order of appearance.
+    /// `value` trimmed, with each run of spaces, tabs, CRs and LFs inside it as one space (on bytes: those are
+    /// ASCII, never part of a multi-byte UTF-8 sequence).
+    static func collapsedWhitespace(_ value: String) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        var pendingSpace = false
+        for byte in value.utf8 {
+            if isSpace(byte) {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(0x20) }
+                pendingSpace = false
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func headers(_ headers: [(name: String, value: String)]) -> (block: String, signed: String) {
         var merged: [String: [String]] = [:]
         for (name, value) in headers {
-            let collapsed = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
-                .joined(separator: " ")
-            merged[name.lowercased(), default: []].append(collapsed)
+            merged[name.lowercased(), default: []].append(collapsedWhitespace(value))
         }
         let names = merged.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let block = names.map { "\($0):\(merged[$0]!.joined(separator: ","))\n" }.joined()
