@@ -21,16 +21,18 @@ package struct ExpressionRenderer: Sendable {
         for segment in expression.segments {
             switch segment {
             case .text(let text):
-                for character in text {
-                    switch character {
-                    case "#", ":":
+                // The four characters that matter are ASCII: their bytes never occur inside a multi-byte one.
+                for byte in text.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "#"), UInt8(ascii: ":"):
+                        let marker = Character(Unicode.Scalar(byte))
                         throw DynamoDBError(
                             .invalidExpression,
-                            detail: "\(role): placeholder written as text (\(Self.token(in: text, at: character))); "
+                            detail: "\(role): placeholder written as text (\(Self.token(in: text, at: marker))); "
                                 + "interpolate \\(name:) or \\(value:) instead"
                         )
-                    case "(": depth += 1
-                    case ")":
+                    case UInt8(ascii: "("): depth += 1
+                    case UInt8(ascii: ")"):
                         depth -= 1
                         if depth < 0 { throw DynamoDBError(.invalidExpression, detail: "\(role): unbalanced ')'") }
                     default: break
@@ -53,7 +55,8 @@ package struct ExpressionRenderer: Sendable {
             }
         }
         guard depth == 0 else { throw DynamoDBError(.invalidExpression, detail: "\(role): unbalanced '('") }
-        guard out.contains(where: { !$0.isWhitespace }) else {
+        // Printable ASCII settles it at once; only text without any looks at Unicode's whitespace.
+        guard out.utf8.contains(where: { $0 > 0x20 && $0 < 0x7f }) || out.contains(where: { !$0.isWhitespace }) else {
             throw DynamoDBError(.invalidExpression, detail: "\(role): empty expression")
         }
         return out

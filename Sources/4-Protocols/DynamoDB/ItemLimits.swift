@@ -29,8 +29,9 @@ package enum ItemLimits {
 
     /// Checks that `key` has exactly `table`'s key attributes, each a non-empty S, N or B within its limit.
     package static func checkKey(_ key: Item, of table: Table) throws(DynamoDBError) {
-        let expected = Set([table.partitionKey] + (table.sortKey.map { [$0] } ?? []))
-        guard Set(key.keys) == expected else {
+        // Exactly the table's key attributes: as many, and each of them present (no sets built per call).
+        let expected = table.sortKey.map { [table.partitionKey, $0] } ?? [table.partitionKey]
+        guard key.count == expected.count, expected.allSatisfy({ key[$0] != nil }) else {
             throw DynamoDBError(.invalidKey, detail: "key attributes \(key.keys.sorted()) != \(expected.sorted())")
         }
         try checkKeyAttributes(key, of: table)
