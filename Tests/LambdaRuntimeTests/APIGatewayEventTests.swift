@@ -126,3 +126,21 @@ import Testing
         #expect(json["headers"]?["Content-Type"] == .string("application/json"))
     }
 }
+
+@Suite struct HeaderFieldsTests {
+    @Test func namesCompareWithoutCaseAndDuplicatesJoinInOrder() {
+        var headers: HeaderFields = ["Content-Type": "application/json"]
+        headers.append("X-Device-ID", "a")
+        headers.append("x-device-id", "b")
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["X-DEVICE-ID"] == "a,b")
+        #expect(headers.values("x-Device-Id") == ["a", "b"])
+        #expect(headers["x-device-i"] == nil)
+        #expect(headers.names == ["Content-Type", "X-Device-ID"])
+        headers.set("X-Device-Id", "c")
+        #expect(headers.values("x-device-id") == ["c"])
+        headers.remove("CONTENT-TYPE")
+        #expect(headers["content-type"] == nil)
+        #expect(headers.fields.count == 1)
+    }
+}

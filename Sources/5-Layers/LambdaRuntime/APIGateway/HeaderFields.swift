@@ -1,4 +1,7 @@
-/// HTTP header fields in arrival order; names compare case-insensitively, duplicates are kept.
+internal import HTTPClient
+
+/// HTTP header fields in arrival order; names compare case-insensitively (ASCII, as header names are
+/// tokens: `HTTPHeader.namesMatch`, no lower-cased copies), duplicates are kept.
 package struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     package private(set) var fields: [(name: String, value: String)] = []
 
@@ -19,20 +22,21 @@ package struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral 
     }
 
     package mutating func remove(_ name: String) {
-        let lower = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == lower }
+        fields.removeAll { HTTPHeader.namesMatch($0.name, name) }
     }
 
     /// Every value of `name`, in order.
     package func values(_ name: String) -> [String] {
-        let lower = name.lowercased()
-        return fields.filter { $0.name.lowercased() == lower }.map(\.value)
+        fields.filter { HTTPHeader.namesMatch($0.name, name) }.map(\.value)
     }
 
     /// The values of `name` joined with "," (how HTTP API 2.0 presents duplicates); nil when absent.
     package subscript(_ name: String) -> String? {
-        let all = values(name)
-        return all.isEmpty ? nil : all.joined(separator: ",")
+        var joined: String?
+        for field in fields where HTTPHeader.namesMatch(field.name, name) {
+            joined = joined.map { $0 + "," + field.value } ?? field.value
+        }
+        return joined
     }
 
     /// Distinct names in first-seen order, with the spelling first seen.
