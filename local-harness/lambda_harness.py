@@ -851,19 +851,26 @@ def main(argv=None):
     print(json.dumps(ready), flush=True)
 
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    # The handlers only set a flag: a handler runs on the main thread between two bytecodes, possibly while
+    # that thread holds `stop`'s lock inside `stop.wait`, so `stop.set()` there could wait on itself forever
+    # (a harness that then outlived its test run, every later signal queueing behind the first).
+    signalled = []
+    signal.signal(signal.SIGTERM, lambda *_: signalled.append(True))
+    signal.signal(signal.SIGINT, lambda *_: signalled.append(True))
     # Also stop when our parent goes away (stdin closed), so test runs never leave processes behind.
     if not sys.stdin.isatty():
         def watch_stdin():
             try:
-                while sys.stdin.buffer.read(4096):
+                # os.read, not sys.stdin's buffered reader: a daemon thread blocked in that reader holds its
+                # lock, and the interpreter aborts at shutdown when it cannot take it (after a SIGTERM).
+                while os.read(0, 4096):
                     pass
             except (OSError, ValueError):
                 pass
             stop.set()
         threading.Thread(target=watch_stdin, daemon=True).start()
-    stop.wait()
+    while not signalled and not stop.wait(timeout=0.2):
+        pass
     harness.stop()
     return 0
 

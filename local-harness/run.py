@@ -367,9 +367,11 @@ def main(argv=None):
 
     stack = Stack(args)
     stack.session_status = 0
-    stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # The handlers only set a flag, with no lock: a handler runs on the main thread between two bytecodes,
+    # possibly while that thread holds an Event's lock inside `wait`, where `set()` would wait on itself.
+    signalled = []
+    signal.signal(signal.SIGINT, lambda *_: signalled.append(True))
+    signal.signal(signal.SIGTERM, lambda *_: signalled.append(True))
     # If whoever started us (make) is killed without us seeing Ctrl-C, stop as well (SIGTERM above).
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -377,7 +379,7 @@ def main(argv=None):
         pass
     try:
         for step in STEPS:
-            if stop.is_set():
+            if signalled:
                 break
             step(stack, args)
         if lock is not None:
@@ -388,7 +390,8 @@ def main(argv=None):
         if args.check:
             return stack.session_status
         print_serving(stack)
-        stop.wait()
+        while not signalled:
+            time.sleep(0.2)
         print("\nstopping: %s" % ", ".join(name for name, _ in reversed(stack.processes)))
     finally:
         stack.stop()
