@@ -16,5 +16,8 @@ import Testing
         #expect(!CRC32.matches(header: "1676181309", body: body))
         #expect(!CRC32.matches(header: "not-a-number", body: body))
         #expect(!CRC32.matches(header: "1676181308", body: body + [0x20]))
+        #expect(CRC32.matches(header: "  1676181308", body: body))
+        #expect(!CRC32.matches(header: " \u{301}1676181308", body: body))
+        #expect(!CRC32.matches(header: "", body: body))
     }
 }

@@ -37,12 +37,20 @@ import Testing
 
     @Test(arguments: [
         "#missing = :v", "attribute_exists(#spent)", "a = :value", "(a = b", "a = b)", ")(", "   ", "",
+        "\u{00A0}\u{2003}", "(é = b", "é #x", "ü = :v",
     ])
     func refusesHandWrittenPlaceholdersAndUnbalancedText(_ text: String) {
         var renderer = ExpressionRenderer()
         #expect(throws: DynamoDBError(.invalidExpression)) {
             try renderer.render(DynamoExpression(stringLiteral: text), role: "ConditionExpression")
         }
+    }
+
+    /// Whole characters decide: an ASCII mark followed by a combining mark is another character.
+    @Test func marksWithCombiningCharactersAreNotMarks() throws {
+        var renderer = ExpressionRenderer()
+        #expect(try renderer.render("a = (\u{301}", role: "c") == "a = (\u{301}")
+        #expect(try renderer.render("a#\u{20E3} b", role: "c") == "a#\u{20E3} b")
     }
 
     @Test func composition() throws {

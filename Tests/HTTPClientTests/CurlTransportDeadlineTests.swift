@@ -36,6 +36,8 @@ import Testing
         defer { server.stop() }
         let result = await transport.send(HTTPRequest(method: "GET", url: server.baseURL), before: .after(.zero))
         #expect(result == nil)
+        try await Task.sleep(for: .milliseconds(200))  // a request sent anyway would have arrived by now
+        #expect(server.connectionCount == 0)
         #expect(server.requests.isEmpty)
     }
 
@@ -71,6 +73,11 @@ import Testing
         #expect(head.status == 200)
         while try await stream.next() != nil {}
         #expect(seenByServer.withLock { $0 } == [1])
+        #expect(calls.load(ordering: .sequentiallyConsistent) == 1)
+        // The pooled handle goes on to a buffered request (reset in between): the hook does not run again.
+        let buffered = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
+        #expect(buffered.status == 200)
+        #expect(server.connectionCount == 1, "the buffered request should reuse the streamed one's handle")
         #expect(calls.load(ordering: .sequentiallyConsistent) == 1)
     }
 

@@ -142,5 +142,9 @@ import Testing
         headers.remove("CONTENT-TYPE")
         #expect(headers["content-type"] == nil)
         #expect(headers.fields.count == 1)
+        // Names fold ASCII case only, in lookups and in `names` alike (the Kelvin sign is not a "k").
+        let odd: HeaderFields = ["\u{212A}-x": "1", "k-x": "2"]
+        #expect(odd.names == ["\u{212A}-x", "k-x"])
+        #expect(odd["K-X"] == "2")
     }
 }

@@ -68,7 +68,9 @@ public struct CurlTransport: HTTPTransport {
                     guard left > .zero else {
                         throw HTTPError(.timeout, detail: "the deadline passed before the start")
                     }
-                    bounded.timeout = min(request.timeout ?? left, left)
+                    // Whole milliseconds rounded up (libcurl's unit; `configure` rounds down): when the deadline
+                    // is the tighter limit, libcurl's timer fires at or after it, so such a timeout is nil.
+                    bounded.timeout = min(request.timeout ?? left, Self.roundedUpToMilliseconds(left))
                     return try Self.perform(
                         bounded,
                         target: target,
@@ -83,6 +85,12 @@ public struct CurlTransport: HTTPTransport {
         } catch {
             return .failure(error)
         }
+    }
+
+    static func roundedUpToMilliseconds(_ duration: Duration) -> Duration {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return .milliseconds((nanoseconds + 999_999) / 1_000_000)
     }
 
     /// Runs one blocking transfer on `handle`'s own queue and resumes the caller with its result; cancelling

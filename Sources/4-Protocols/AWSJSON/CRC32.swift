@@ -25,9 +25,10 @@ package enum CRC32 {
     package static func matches(header: String?, body: [UInt8]) -> Bool {
         guard let header else { return true }
         // Leading spaces only (HTTP's optional whitespace, if a proxy kept it), then a plain decimal.
-        var digits = Substring(header)
-        while digits.utf8.first == UInt8(ascii: " ") { digits = digits.dropFirst() }
-        guard let expected = UInt32(digits) else { return false }
+        let spaces = header.utf8.prefix { $0 == UInt8(ascii: " ") }.count
+        guard let expected = UInt32(String(decoding: header.utf8.dropFirst(spaces), as: UTF8.self)) else {
+            return false
+        }
         return expected == checksum(body)
     }
 }

@@ -21,8 +21,7 @@ package struct ExpressionRenderer: Sendable {
         for segment in expression.segments {
             switch segment {
             case .text(let text):
-                // The four characters that matter are ASCII: their bytes never occur inside a multi-byte one.
-                for byte in text.utf8 {
+                for byte in Self.asciiCharacters(of: text) {
                     switch byte {
                     case UInt8(ascii: "#"), UInt8(ascii: ":"):
                         let marker = Character(Unicode.Scalar(byte))
@@ -90,6 +89,13 @@ package struct ExpressionRenderer: Sendable {
 
     /// The values allocated so far, for size checks.
     var allocatedValues: [AttributeValue] { values.map(\.value) }
+
+    /// The characters of `text` that are single ASCII bytes: all its bytes when it is ASCII (fast); else its
+    /// characters one by one, so that a `(` followed by a combining mark is not a `(`.
+    private static func asciiCharacters(of text: String) -> [UInt8] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return Array(text.utf8) }
+        return text.compactMap { $0.unicodeScalars.count == 1 ? $0.asciiValue : nil }
+    }
 
     private static func token(in text: String, at marker: Character) -> String {
         guard let start = text.firstIndex(of: marker) else { return String(marker) }

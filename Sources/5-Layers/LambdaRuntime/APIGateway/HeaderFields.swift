@@ -41,8 +41,11 @@ package struct HeaderFields: Sendable, Hashable, ExpressibleByDictionaryLiteral 
 
     /// Distinct names in first-seen order, with the spelling first seen.
     package var names: [String] {
-        var seen = Set<String>()
-        return fields.compactMap { seen.insert($0.name.lowercased()).inserted ? $0.name : nil }
+        var names: [String] = []
+        for field in fields where !names.contains(where: { HTTPHeader.namesMatch($0, field.name) }) {
+            names.append(field.name)
+        }
+        return names
     }
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
