@@ -31,6 +31,14 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
+    @Test func theRequestsOwnShorterTimeoutIsTheTransportsTimeoutNotTheDeadline() async throws {
+        let server = try LoopbackHTTPServer { _ in .hang(seconds: 60) }
+        defer { server.stop() }
+        let request = HTTPRequest(method: "GET", url: server.baseURL, timeout: .milliseconds(200))
+        let result = await transport.send(request, before: .after(.seconds(20)))
+        #expect(throws: HTTPError(.timeout)) { try #require(result).get() }
+    }
+
     @Test func aDeadlinePassedBeforeTheStartSendsNothing() async throws {
         let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
         defer { server.stop() }

@@ -53,7 +53,10 @@ public struct CurlTransport: HTTPTransport {
     /// The deadline is libcurl's own: the transfer's total timeout is capped, when it starts on its thread, by
     /// what is left of the deadline, so no timer or extra task runs beside it, and the answer resumes the
     /// caller straight from the transfer's thread. A deadline already passed at the start sends nothing.
+    /// A timeout is the deadline's (nil) when the deadline was the tighter limit or has passed: libcurl's timer
+    /// counts whole milliseconds and can fire up to one early, so "has passed" alone is not enough.
     public func send(_ request: HTTPRequest, before deadline: Deadline) async -> Result<HTTPResponse, any Error>? {
+        let deadlineIsTighter = request.timeout.map { $0 >= deadline.remaining } ?? true
         do {
             let target = try URLPolicy.check(request.url)
             try Self.checkHeaders(request.headers)
@@ -68,8 +71,7 @@ public struct CurlTransport: HTTPTransport {
                     guard left > .zero else {
                         throw HTTPError(.timeout, detail: "the deadline passed before the start")
                     }
-                    // Whole milliseconds rounded up (libcurl's unit; `configure` rounds down): when the deadline
-                    // is the tighter limit, libcurl's timer fires at or after it, so such a timeout is nil.
+                    // Whole milliseconds rounded up (libcurl's unit; `configure` rounds down).
                     bounded.timeout = min(request.timeout ?? left, Self.roundedUpToMilliseconds(left))
                     return try Self.perform(
                         bounded,
@@ -80,7 +82,9 @@ public struct CurlTransport: HTTPTransport {
                     )
                 }
             )
-        } catch let error as HTTPError where error.reason == .timeout && deadline.remaining <= .zero {
+        } catch let error as HTTPError
+            where error.reason == .timeout && (deadlineIsTighter || deadline.remaining <= .zero)
+        {
             return nil
         } catch {
             return .failure(error)
