@@ -84,8 +84,6 @@ enum Canonical {
             .joined(separator: "&")
     }
 
-    /// Canonical headers: names lower-cased and sorted, values trimmed with inner runs of whitespace (line
-    /// folds included) collapsed to one space, repeated names joined with `,` in order of appearance.
     /// `value` trimmed, with each run of spaces, tabs, CRs and LFs inside it as one space (on bytes: those are
     /// ASCII, never part of a multi-byte UTF-8 sequence).
     static func collapsedWhitespace(_ value: String) -> String {
@@ -105,6 +103,8 @@ enum Canonical {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Canonical headers: names lower-cased and sorted, values trimmed with inner runs of whitespace (line
+    /// folds included) collapsed to one space, repeated names joined with `,` in order of appearance.
     static func headers(_ headers: [(name: String, value: String)]) -> (block: String, signed: String) {
         var merged: [String: [String]] = [:]
         for (name, value) in headers {
