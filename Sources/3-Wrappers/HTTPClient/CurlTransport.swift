@@ -33,21 +33,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let target = try URLPolicy.check(request.url)
-        try Self.checkHeaders(request.headers)
-        if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
-        let handle = pool.take(for: target.origin)
-        defer { pool.giveBack(handle) }
-        let caBundlePath = self.caBundlePath
-        return try await Self.transfer(on: handle) { cancellation throws(HTTPError) in
-            try Self.perform(
-                request,
-                target: target,
-                caBundlePath: caBundlePath,
-                cancellation: cancellation,
-                on: handle
-            )
-        }
+        try await send(request, adjustedAtStart: { $0 })
     }
 
     /// The deadline is libcurl's own: the transfer's total timeout is capped, when it starts on its thread, by
@@ -58,29 +44,20 @@ public struct CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, before deadline: Deadline) async -> Result<HTTPResponse, any Error>? {
         let deadlineIsTighter = request.timeout.map { $0 >= deadline.remaining } ?? true
         do {
-            let target = try URLPolicy.check(request.url)
-            try Self.checkHeaders(request.headers)
-            if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
-            let handle = pool.take(for: target.origin)
-            defer { pool.giveBack(handle) }
-            let caBundlePath = self.caBundlePath
             return .success(
-                try await Self.transfer(on: handle) { cancellation throws(HTTPError) in
-                    var bounded = request
-                    let left = deadline.remaining
-                    guard left > .zero else {
-                        throw HTTPError(.timeout, detail: "the deadline passed before the start")
+                try await send(
+                    request,
+                    adjustedAtStart: { request throws(HTTPError) in
+                        var bounded = request
+                        let left = deadline.remaining
+                        guard left > .zero else {
+                            throw HTTPError(.timeout, detail: "the deadline passed before the start")
+                        }
+                        // Rounded up to the next whole millisecond: libcurl's unit, and `configure` rounds down.
+                        bounded.timeout = min(request.timeout ?? left, left + .nanoseconds(999_999))
+                        return bounded
                     }
-                    // Whole milliseconds rounded up (libcurl's unit; `configure` rounds down).
-                    bounded.timeout = min(request.timeout ?? left, Self.roundedUpToMilliseconds(left))
-                    return try Self.perform(
-                        bounded,
-                        target: target,
-                        caBundlePath: caBundlePath,
-                        cancellation: cancellation,
-                        on: handle
-                    )
-                }
+                )
             )
         } catch let error as HTTPError
             where error.reason == .timeout && (deadlineIsTighter || deadline.remaining <= .zero)
@@ -91,10 +68,27 @@ public struct CurlTransport: HTTPTransport {
         }
     }
 
-    static func roundedUpToMilliseconds(_ duration: Duration) -> Duration {
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        return .milliseconds((nanoseconds + 999_999) / 1_000_000)
+    /// Both sends: URL policy and headers checked, a pooled handle, one blocking transfer on its queue.
+    /// `adjustedAtStart` runs on the handle's thread just before the transfer (it may refuse by throwing).
+    private func send(
+        _ request: HTTPRequest,
+        adjustedAtStart adjust: @escaping @Sendable (HTTPRequest) throws(HTTPError) -> HTTPRequest
+    ) async throws -> HTTPResponse {
+        let target = try URLPolicy.check(request.url)
+        try Self.checkHeaders(request.headers)
+        if Task.isCancelled { throw HTTPError(.cancelled, detail: "cancelled before the request started") }
+        let handle = pool.take(for: target.origin)
+        defer { pool.giveBack(handle) }
+        let caBundlePath = self.caBundlePath
+        return try await Self.transfer(on: handle) { cancellation throws(HTTPError) in
+            try Self.perform(
+                try adjust(request),
+                target: target,
+                caBundlePath: caBundlePath,
+                cancellation: cancellation,
+                on: handle
+            )
+        }
     }
 
     /// Runs one blocking transfer on `handle`'s own queue and resumes the caller with its result; cancelling
