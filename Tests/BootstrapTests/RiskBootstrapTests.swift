@@ -16,10 +16,17 @@ struct RiskBootstrapTests {
     /// The registration line of `install`'s device ID.
     static func registration(_ rig: Rig, _ install: Install) async throws -> JSONValue? {
         let suffix = String(install.deviceID.suffix(6))
-        return try await rig.lines().last {
-            ($0["message"]?.stringValue ?? "").hasPrefix("app attest key re")
-                && ($0["device"]?.stringValue ?? "").hasSuffix(suffix)
+        var line: JSONValue?
+        // The harness reads the bootstrap's log lines on a thread of its own, so on a loaded machine a line
+        // can reach `/logs` a moment after the answer it belongs to: wait for it (a missing line stays nil).
+        _ = try await rig.harness.eventually(seconds: 5) {
+            line = try await rig.lines().last {
+                ($0["message"]?.stringValue ?? "").hasPrefix("app attest key re")
+                    && ($0["device"]?.stringValue ?? "").hasSuffix(suffix)
+            }
+            return line != nil
         }
+        return line
     }
 
     /// The decision line of the last metered call.
