@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import queue
+import select
 import signal
 import subprocess
 import sys
@@ -79,6 +80,10 @@ class Instance:
         self.exit_codes = []
         self.restarts = 0
         self.restarting = False  # between discarding a timed-out sandbox and starting its replacement
+        # The invocation /next last handed out, until the runtime asks for the next one: whatever the
+        # bootstrap logs for an invocation it writes before that request (see `logs_settled`).
+        self.serving = None
+        self.output = None  # the running process's `ProcessOutput`
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_runtime_handler(harness, self))
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -94,17 +99,21 @@ class Instance:
         env["AWS_LAMBDA_FUNCTION_NAME"] = self.pool.function_name
         self.process = subprocess.Popen([self.harness.bootstrap], env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        process, generation = self.process, self.generation
-        threading.Thread(target=self._pump, args=(process,), daemon=True).start()
-        threading.Thread(target=self._reap, args=(process, generation), daemon=True).start()
+        self.serving = None
+        self.output = ProcessOutput(process=self.process, log=lambda line: self.harness.log(self.index, line))
+        process, output, generation = self.process, self.output, self.generation
+        threading.Thread(target=output.pump, daemon=True).start()
+        threading.Thread(target=self._reap, args=(process, output, generation), daemon=True).start()
 
-    def _pump(self, process):
-        for raw in process.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            self.harness.log(self.index, line)
+    def drain_logs(self):
+        """Takes in every log line the bootstrap has written so far (it writes each with one write(2))."""
+        output = self.output
+        if output is not None:
+            output.read_available()
 
-    def _reap(self, process, generation):
+    def _reap(self, process, output, generation):
         code = process.wait()
+        output.read_available()
         self.exit_codes.append(code)
         self.harness.log(self.index, json.dumps({"harness": "exited", "exitCode": code}))
         if generation == self.generation:
@@ -129,6 +138,48 @@ class Instance:
     def describe(self):
         return {"instance": self.index, "pool": self.pool.name, "pid": self.process.pid if self.process else None,
                 "running": self.running(), "exitCodes": list(self.exit_codes), "restarts": self.restarts}
+
+
+class ProcessOutput:
+    """A bootstrap's stdout and stderr (one pipe), read as lines. The pump thread reads whenever the pipe
+    has bytes; `read_available` also lets the Runtime API take in, at once, what the bootstrap wrote before
+    a request, so a line logged before an answer is in `/logs` when the answer is (a pump thread alone
+    could be a moment behind)."""
+
+    def __init__(self, process, log):
+        self.fd = process.stdout.fileno()
+        os.set_blocking(self.fd, False)
+        self.log = log
+        self.lock = threading.Lock()
+        self.partial = b""
+        self.closed = False
+
+    def pump(self):
+        while not self.closed:
+            try:
+                select.select([self.fd], [], [])
+            except (OSError, ValueError):
+                return
+            self.read_available()
+
+    def read_available(self):
+        with self.lock:
+            while not self.closed:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self.closed = True
+                    if self.partial:
+                        self.log(self.partial.decode("utf-8", "replace"))
+                    return
+                lines = (self.partial + chunk).split(b"\n")
+                self.partial = lines.pop()
+                for line in lines:
+                    self.log(line.decode("utf-8", "replace"))
 
 
 class Pool:
@@ -192,6 +243,23 @@ class Harness:
             sys.stderr.flush()
 
     echo_logs = True
+
+    def settle_logs(self, bound=3.0):
+        """Before `/logs` answers: an instance whose invocation has ended but which has not yet asked for
+        the next one may still be logging that invocation (a settle after a stream's last byte, say). Wait
+        for it to ask (a bounded wait: a bootstrap stuck after an abandoned call must not hold `/logs`),
+        then take in what every bootstrap has written."""
+        until = time.monotonic() + bound
+        for instance in self.instances:
+            serving = instance.serving
+            while serving is not None and serving.done.is_set() and time.monotonic() < until:
+                if serving.stream is not None and not serving.stream.ended.is_set():
+                    break
+                if instance.serving is not serving or not instance.running():
+                    break
+                time.sleep(0.002)
+        for instance in self.instances:
+            instance.drain_logs()
 
     def invoke(self, event: bytes, deadline_ms=None, pool=None) -> Invocation:
         pool = pool or self.pools[GUEST]
@@ -307,6 +375,8 @@ def make_runtime_handler(harness, instance):
         def do_GET(self):
             if self.path != API + "/runtime/invocation/next":
                 return self._reply(404, b'{"errorType":"NotFound"}')
+            instance.drain_logs()
+            instance.serving = None
             generation = instance.generation
             while True:
                 try:
@@ -323,6 +393,7 @@ def make_runtime_handler(harness, instance):
                     continue
                 break
             invocation.instance = instance.index
+            instance.serving = invocation
             invocation.deadline_epoch_ms = int(time.time() * 1000) + invocation.deadline_ms
             invocation.delivered_at = time.time()
             self._reply(200, invocation.event, {
@@ -336,8 +407,9 @@ def make_runtime_handler(harness, instance):
 
         def do_POST(self):
             if (self.headers.get("Lambda-Runtime-Function-Response-Mode") or "").lower() == "streaming":
-                return receive_stream(self, harness)
+                return receive_stream(self, harness, instance)
             body = self._body()
+            instance.drain_logs()
             if self.path == API + "/runtime/init/error":
                 harness.init_errors.append({
                     "instance": instance.index,
@@ -694,7 +766,7 @@ def relay_chunks(rfile, stream, trailers):
             stream.deliver(data)
 
 
-def receive_stream(handler, harness):
+def receive_stream(handler, harness, instance):
     """The Runtime API side: /runtime/invocation/{id}/response in streaming mode."""
     parts = handler.path[len(API):].split("/")
     if len(parts) != 5 or parts[1:3] != ["runtime", "invocation"] or parts[4] != "response":
@@ -726,6 +798,7 @@ def receive_stream(handler, harness):
                 pass
         invocation.outcome = "stream_error" if error_type else "stream"
         invocation.error_type = error_type
+        instance.drain_logs()
         stream.end(error_type, error_body)
     finally:
         stream.end("Runtime.TruncatedResponse")  # only if nothing above ended it
@@ -781,6 +854,7 @@ def make_control_handler(harness):
             if self.path == "/invocations":
                 return self._json(200, [invocation.summary() for invocation in list(harness.history)])
             if self.path == "/logs":
+                harness.settle_logs()
                 with harness.lock:
                     return self._json(200, list(harness.logs))
             return self._json(404, {"message": "unknown control path"})
