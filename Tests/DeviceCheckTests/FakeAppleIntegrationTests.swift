@@ -106,7 +106,7 @@ import Testing
         defer { fake.stop() }
         let transport = CurlTransport()
         try await fake.registerDevice(token: Self.token(1), device: "iphone-a", transport: transport)
-        try await fake.control("/control/status", .object(["hang": .int(3)]), transport: transport)
+        try await fake.control("/control/status", .object(["hang": .int(10)]), transport: transport)
         let client = Self.bitsClient(key: key, endpoint: fake.baseURL)
         let started = ContinuousClock.now
         await #expect(throws: TwoBitsError(.deadlineExceeded)) {
@@ -116,7 +116,8 @@ import Testing
                 deadline: .after(.milliseconds(500))
             )
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Far below the 10 s hang (a loaded host can be slow to answer, never that slow).
+        #expect(ContinuousClock.now - started < .seconds(6))
     }
 
     @Test func theReceiptExchangeAnswersWhatAppleWould() async throws {

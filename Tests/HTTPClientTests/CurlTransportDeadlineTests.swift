@@ -1,8 +1,9 @@
 import AttestCore
-import HTTPClient
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import HTTPClient
 
 /// `CurlTransport.send(_:before:)`: the deadline is libcurl's own timer, set when the transfer starts.
 @Suite struct CurlTransportDeadlineTests {
@@ -89,6 +90,11 @@ import Testing
         #expect(seenByServer.withLock { $0 } == [1])
         #expect(calls.load(ordering: .sequentiallyConsistent) == 1)
         // The pooled handle goes on to a buffered request (reset in between): the hook does not run again.
+        // The streamed transfer's thread gives its handle back a moment after the reader saw the end.
+        let clock = ContinuousClock()
+        let givenUp = clock.now + .seconds(10)
+        while transport.pool.idleCount == 0, clock.now < givenUp { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(transport.pool.idleCount == 1)
         let buffered = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL))
         #expect(buffered.status == 200)
         #expect(server.connectionCount == 1, "the buffered request should reuse the streamed one's handle")
