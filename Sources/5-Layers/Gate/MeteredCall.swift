@@ -113,15 +113,53 @@ package struct MeteredCall: Sendable {
         record.fields["outcome"] = .string(gated ? report.evidence.label : "not_checked")
         if gated, let reason = report.evidence.reason { record.fields["reason"] = .string(reason) }
 
-        // The next challenge is written while the later layers run; it never delays the answer's path.
-        async let next = nextChallenge(
-            for: subject,
+        if gated, case .device(let deviceID) = subject {
+            // The next challenge is written while the later layers run; it never delays the answer's path.
+            async let next = nextChallenge(for: deviceID, spent: report.spentChallenge, now: now, logger: logger)
+            let response = await laterLayers(
+                request,
+                route: route,
+                bound: bound,
+                subject: subject,
+                report: report,
+                gated: gated,
+                now: now,
+                deadline: deadline,
+                logger: logger,
+                record: &record
+            )
+            return Self.withChallenge(response, await next)
+        }
+        // No challenge to issue (a user, or a route that does not gate): no child task on the call's path.
+        let response = await laterLayers(
+            request,
+            route: route,
+            bound: bound,
+            subject: subject,
+            report: report,
             gated: gated,
-            spent: report.spentChallenge,
             now: now,
-            logger: logger
+            deadline: deadline,
+            logger: logger,
+            record: &record
         )
+        return Self.withChallenge(response, nil)
+    }
 
+    /// The gate's decision on layer 1's evidence, then layers 2 and 3 and the upstream call: the answer
+    /// without its next challenge (`run` adds it, and `cache-control: no-store`).
+    private func laterLayers(
+        _ request: MeteredRequest,
+        route: MeteredRoute,
+        bound: CallBound,
+        subject: Subject,
+        report: EvidenceReport,
+        gated: Bool,
+        now: Date,
+        deadline: Deadline,
+        logger: Logger,
+        record: inout DecisionRecord
+    ) async -> MeteredResponse {
         let decision =
             gated
             ? GateDecision.decide(mode: route.mode, evidence: report.evidence, onUnavailable: route.onUnavailable)
@@ -134,7 +172,7 @@ package struct MeteredCall: Sendable {
         }
         record.fields["decision"] = .string(decision.label)
         guard decision.admit else {
-            return Self.withChallenge(.error(403, "attestation_required"), await next)
+            return .error(403, "attestation_required")
         }
 
         // Layer 2: the subject's allowance for today.
@@ -177,7 +215,7 @@ package struct MeteredCall: Sendable {
                     "quota_exhausted",
                     headers: ["retry-after": String(retryAfter), WireHeader.quotaRemaining.key: "0"]
                 )
-                return Self.withChallenge(refused, await next)
+                return refused
             }
         } catch {
             logger.error(
@@ -185,7 +223,7 @@ package struct MeteredCall: Sendable {
                 ["reason": .string(Self.slug(error)), "route": .string(route.feature)]
             )
             record.fields["decision"] = .string("store_unavailable")
-            return Self.withChallenge(.error(503, "unavailable"), await next)
+            return .error(503, "unavailable")
         }
         record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
         let quotaHeader = [WireHeader.quotaRemaining.key: String(allowance.remaining)]
@@ -198,7 +236,7 @@ package struct MeteredCall: Sendable {
             guard let worstCase else {
                 // A money ceiling with a call it cannot bound (configuration refuses this at start).
                 record.fields["decision"] = .string("unbounded_call")
-                return Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
+                return .error(503, "unavailable", headers: quotaHeader)
             }
             switch try await spendGuard.reserve(paid: request.paid, worstCaseMicros: worstCase, now: now) {
             case .notMetered:
@@ -231,12 +269,12 @@ package struct MeteredCall: Sendable {
                 record.fields["ceiling"] = .string(which)
                 var headers = quotaHeader
                 headers["retry-after"] = String(retryAfter)
-                return Self.withChallenge(.error(503, "daily_budget_exhausted", headers: headers), await next)
+                return .error(503, "daily_budget_exhausted", headers: headers)
             }
         } catch {
             logger.error("ceiling store failed", ["reason": .string(Self.slug(error))])
             record.fields["decision"] = .string("store_unavailable")
-            return Self.withChallenge(.error(503, "unavailable", headers: quotaHeader), await next)
+            return .error(503, "unavailable", headers: quotaHeader)
         }
 
         // The upstream call, within the route's limit and never past what the invocation has left.
@@ -265,21 +303,15 @@ package struct MeteredCall: Sendable {
             record.fields["stream"] = .bool(true)
             if let contentType { headers["content-type"] = contentType }
             let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
-            return Self.withChallenge(
-                MeteredResponse(status: status, headers: headers, body: [], stream: metered),
-                await next
-            )
+            return MeteredResponse(status: status, headers: headers, body: [], stream: metered)
         }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
             record.fields["decision"] = .string("upstream_unavailable")
-            return Self.withChallenge(
-                .error(verdict.timedOut ? 504 : 502, "upstream_unavailable", headers: headers),
-                await next
-            )
+            return .error(verdict.timedOut ? 504 : 502, "upstream_unavailable", headers: headers)
         }
         if let contentType { headers["content-type"] = contentType }
         await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
-        return Self.withChallenge(MeteredResponse(status: status, headers: headers, body: body), await next)
+        return MeteredResponse(status: status, headers: headers, body: body)
     }
 
     /// The tier a device ID's call is metered by (`DeviceTierPolicy.forCall`; `onUnknownDevice` is the route's
@@ -376,13 +408,11 @@ package struct MeteredCall: Sendable {
     }
 
     private func nextChallenge(
-        for subject: Subject,
-        gated: Bool,
+        for deviceID: String,
         spent: Bool,
         now: Date,
         logger: Logger
     ) async -> IssuedChallenge? {
-        guard gated, case .device(let deviceID) = subject else { return nil }
         do {
             return try await challenges.issue(deviceID: deviceID, replacingSpent: spent, now: now)
         } catch {
