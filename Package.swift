@@ -146,8 +146,8 @@ let package = Package(
         .executableTarget(
             name: "ddb-harness",
             dependencies: [
-                "Gate", "PlayIntegrity", "DynamoDB", "AWSJSON", "TestSupport", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "Gate", "PlayIntegrity", "DeviceCheck", "DynamoDB", "AWSJSON", "TestSupport", "HTTPClient", "Crypto",
+                "CivilTime", "AttestCore",
             ],
             path: "Tools/ddb-harness",
             swiftSettings: strictSettings

@@ -2,6 +2,7 @@ import AWSJSON
 import AttestCore
 import CivilTime
 import Crypto
+import DeviceCheck
 import DynamoDB
 import FoundationEssentials
 import Gate
@@ -96,7 +97,7 @@ extension WriteCheck {
         challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
         allowanceReserve,
         allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, warningFlag, decodeBudget, playQuota,
-        firstSeen, tierRecord,
+        deviceCheckBudget, firstSeen, tierRecord,
     ]
 
     static let challengeSpend = WriteCheck(
@@ -432,6 +433,23 @@ extension WriteCheck {
             return Observation(
                 correct: decision == .spent && decodes == 1,
                 text: "one decode \(decision == .spent ? "spent" : "refused"), counted as \(decodes) of 30"
+            )
+        }
+    )
+
+    static let deviceCheckBudget = WriteCheck(
+        "devicecheck_budget",
+        "DeviceCheck budget",
+        match: { _ in "DEVICECHECK#" },
+        run: { context in
+            try await context.arm()
+            let decision = try await DynamoDeviceCheckBudget(table: context.writer, perDevice: 5, calendar: .utc)
+                .spendOne(deviceID: context.ids.id, now: context.now)
+            let day = LocalCalendar.utc.day(at: context.now).iso
+            let queries = try await context.count(Keys.device(context.ids.id, "DEVICECHECK#\(day)"), "queries")
+            return Observation(
+                correct: decision == .spent && queries == 1,
+                text: "one query \(decision == .spent ? "spent" : "refused"), counted as \(queries) of 5"
             )
         }
     )
