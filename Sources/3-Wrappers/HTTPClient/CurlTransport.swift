@@ -8,7 +8,8 @@ internal import Dispatch
 /// - Handles come from a small pool and are reused one request after another (`curl_easy_reset`
 ///   between uses) so keep-alive connections survive; no handle is ever used by two threads.
 /// - `curl_easy_perform` runs on the handle's own dispatch queue and resumes a continuation; Swift's
-///   cooperative pool never blocks on the network.
+///   cooperative pool never blocks on the network, except in the one task `OwnThreadTransfers` marks (a
+///   Lambda invocation's own), whose buffered requests run on its own thread.
 /// - Every handle: `CURLOPT_NOSIGNAL`, redirects off, protocols restricted to https (http only to
 ///   loopback), the system CA bundle, connect and total timeouts from the request, and the response
 ///   size cap enforced in the write callback.
@@ -99,6 +100,15 @@ public struct CurlTransport: HTTPTransport {
         _ work: @escaping @Sendable (CancellationFlag) throws(HTTPError) -> HTTPResponse
     ) async throws -> HTTPResponse {
         let cancellation = CancellationFlag()
+        if OwnThreadTransfers.currentTaskIsOwner {
+            // On this thread: no queue thread to wake, none to wake this task again after.
+            return try await withTaskCancellationHandler {
+                try work(cancellation)
+            } onCancel: {
+                cancellation.cancel()
+                onCancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 handle.queue.async {

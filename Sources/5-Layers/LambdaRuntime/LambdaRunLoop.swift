@@ -1,4 +1,5 @@
 package import AttestCore
+internal import HTTPClient
 
 /// The runtime loop: `next` → handler → `response` | `error`, until the Runtime API fails.
 ///
@@ -83,7 +84,10 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         do {
             response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
                 try await StreamStart.$current.withValue(streamStart) {
-                    try await handler.respond(to: invocation.body, context: context)
+                    // One invocation at a time: its own requests need no thread hand-over.
+                    try await OwnThreadTransfers.run {
+                        try await handler.respond(to: invocation.body, context: context)
+                    }
                 }
             }
         } catch {
