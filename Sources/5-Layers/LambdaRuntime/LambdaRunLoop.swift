@@ -45,10 +45,14 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         self.traceIDExporter = traceIDExporter
     }
 
-    /// Serves invocations until the Runtime API fails.
+    /// Serves invocations until the Runtime API fails. The loop's own requests (`/next`, buffered answers)
+    /// and the handler's run on the loop's thread (`OwnThreadTransfers`): between two invocations there is
+    /// nothing else to run, and an event that arrives needs no second thread woken to be handled.
     package func run() async -> Termination {
-        while true {
-            if let termination = await runOnce() { return termination }
+        await OwnThreadTransfers.run {
+            while true {
+                if let termination = await runOnce() { return termination }
+            }
         }
     }
 
