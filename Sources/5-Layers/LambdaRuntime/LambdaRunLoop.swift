@@ -45,19 +45,21 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         self.traceIDExporter = traceIDExporter
     }
 
-    /// Serves invocations until the Runtime API fails. The loop's own requests (`/next`, buffered answers)
-    /// and the handler's run on the loop's thread (`OwnThreadTransfers`): between two invocations there is
-    /// nothing else to run, and an event that arrives needs no second thread woken to be handled.
+    /// Serves invocations until the Runtime API fails.
     package func run() async -> Termination {
-        await OwnThreadTransfers.run {
-            while true {
-                if let termination = await runOnce() { return termination }
-            }
+        while true {
+            if let termination = await runOnce() { return termination }
         }
     }
 
-    /// Serves one invocation; nil means the loop should go on.
+    /// Serves one invocation; nil means the loop should go on. Its requests (`/next`, the handler's,
+    /// the answer) run on the loop's thread (`OwnThreadTransfers`): one invocation at a time, so there is
+    /// nothing else to run meanwhile, and an event that arrives needs no second thread woken to be handled.
     package func runOnce() async -> Termination? {
+        await OwnThreadTransfers.run { await serveOne() }
+    }
+
+    private func serveOne() async -> Termination? {
         let invocation: RawInvocation
         do {
             invocation = try await client.next()
@@ -88,10 +90,7 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
         do {
             response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
                 try await StreamStart.$current.withValue(streamStart) {
-                    // One invocation at a time: its own requests need no thread hand-over.
-                    try await OwnThreadTransfers.run {
-                        try await handler.respond(to: invocation.body, context: context)
-                    }
+                    try await handler.respond(to: invocation.body, context: context)
                 }
             }
         } catch {
