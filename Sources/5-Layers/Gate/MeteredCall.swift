@@ -113,10 +113,8 @@ package struct MeteredCall: Sendable {
         record.fields["outcome"] = .string(gated ? report.evidence.label : "not_checked")
         if gated, let reason = report.evidence.reason { record.fields["reason"] = .string(reason) }
 
-        if gated, case .device(let deviceID) = subject {
-            // The next challenge is written while the later layers run; it never delays the answer's path.
-            async let next = nextChallenge(for: deviceID, spent: report.spentChallenge, now: now, logger: logger)
-            let response = await laterLayers(
+        func answer(_ record: inout DecisionRecord) async -> MeteredResponse {
+            await laterLayers(
                 request,
                 route: route,
                 bound: bound,
@@ -128,22 +126,16 @@ package struct MeteredCall: Sendable {
                 logger: logger,
                 record: &record
             )
-            return Self.withChallenge(response, await next)
         }
-        // No challenge to issue (a user, or a route that does not gate): no child task on the call's path.
-        let response = await laterLayers(
-            request,
-            route: route,
-            bound: bound,
-            subject: subject,
-            report: report,
-            gated: gated,
-            now: now,
-            deadline: deadline,
-            logger: logger,
-            record: &record
-        )
-        return Self.withChallenge(response, nil)
+        guard gated, case .device(let deviceID) = subject else {
+            // No challenge to issue (a user, or a route that does not gate): no child task on the call's path.
+            return Self.withChallenge(await answer(&record), nil)
+        }
+        // The next challenge is written while the later layers run; it never delays the answer's path.
+        let spent = report.spentChallenge
+        async let next = nextChallenge(for: deviceID, spent: spent, now: now, logger: logger)
+        let response = await answer(&record)
+        return Self.withChallenge(response, await next)
     }
 
     /// The gate's decision on layer 1's evidence, then layers 2 and 3 and the upstream call: the answer
