@@ -420,39 +420,57 @@ extension WriteCheck {
         }
     )
 
-    static let decodeBudget = WriteCheck(
+    static let decodeBudget = perDeviceDailyBudget(
         "decode_budget",
         "decode budget",
-        match: { _ in "PLAY_DECODE#" },
-        run: { context in
-            try await context.arm()
-            let decision = try await DynamoDecodeBudget(table: context.writer, perDevice: 30, calendar: .utc)
-                .spendOne(deviceID: context.ids.id, now: context.now)
-            let day = LocalCalendar.utc.day(at: context.now).iso
-            let decodes = try await context.count(Keys.device(context.ids.id, "PLAY_DECODE#\(day)"), "decodes")
-            return Observation(
-                correct: decision == .spent && decodes == 1,
-                text: "one decode \(decision == .spent ? "spent" : "refused"), counted as \(decodes) of 30"
-            )
-        }
-    )
+        sortKeyPrefix: "PLAY_DECODE#",
+        attribute: "decodes",
+        unit: "decode",
+        limit: 30
+    ) { table, context in
+        try await DynamoDecodeBudget(table: table, perDevice: 30, calendar: .utc)
+            .spendOne(deviceID: context.ids.id, now: context.now) == .spent
+    }
 
-    static let deviceCheckBudget = WriteCheck(
+    static let deviceCheckBudget = perDeviceDailyBudget(
         "devicecheck_budget",
         "DeviceCheck budget",
-        match: { _ in "DEVICECHECK#" },
-        run: { context in
-            try await context.arm()
-            let decision = try await DynamoDeviceCheckBudget(table: context.writer, perDevice: 5, calendar: .utc)
-                .spendOne(deviceID: context.ids.id, now: context.now)
-            let day = LocalCalendar.utc.day(at: context.now).iso
-            let queries = try await context.count(Keys.device(context.ids.id, "DEVICECHECK#\(day)"), "queries")
-            return Observation(
-                correct: decision == .spent && queries == 1,
-                text: "one query \(decision == .spent ? "spent" : "refused"), counted as \(queries) of 5"
-            )
-        }
-    )
+        sortKeyPrefix: "DEVICECHECK#",
+        attribute: "queries",
+        unit: "query",
+        limit: 5
+    ) { table, context in
+        try await DynamoDeviceCheckBudget(table: table, perDevice: 5, calendar: .utc)
+            .spendOne(deviceID: context.ids.id, now: context.now) == .spent
+    }
+
+    /// A device ID's daily budget (`DayCounter` on `DEVICE#{id}` / `{sortKeyPrefix}{day}`): one spend, through
+    /// `writer`, must be answered spent and counted once.
+    static func perDeviceDailyBudget(
+        _ slug: String,
+        _ write: String,
+        sortKeyPrefix: String,
+        attribute: String,
+        unit: String,
+        limit: Int,
+        spend: @escaping @Sendable (GateTable, RunContext) async throws -> Bool
+    ) -> WriteCheck {
+        WriteCheck(
+            slug,
+            write,
+            match: { _ in sortKeyPrefix },
+            run: { context in
+                try await context.arm()
+                let spent = try await spend(context.writer, context)
+                let day = LocalCalendar.utc.day(at: context.now).iso
+                let counted = try await context.count(Keys.device(context.ids.id, sortKeyPrefix + day), attribute)
+                return Observation(
+                    correct: spent && counted == 1,
+                    text: "one \(unit) \(spent ? "spent" : "refused"), counted as \(counted) of \(limit)"
+                )
+            }
+        )
+    }
 
     static let playQuota = WriteCheck(
         "play_quota",
