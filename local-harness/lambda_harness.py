@@ -81,7 +81,7 @@ class Instance:
         self.restarts = 0
         self.restarting = False  # between discarding a timed-out sandbox and starting its replacement
         # The invocation /next last handed out, until the runtime asks for the next one: whatever the
-        # bootstrap logs for an invocation it writes before that request (see `logs_settled`).
+        # bootstrap logs for an invocation it writes before that request (see `Harness.settle_logs`).
         self.serving = None
         self.output = None  # the running process's `ProcessOutput`
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_runtime_handler(harness, self))
