@@ -107,8 +107,12 @@ extension CurlTransport: HTTPStreamingTransport {
         return try await stream.head()
     }
 
-    /// libcurl's receive buffer for streamed downloads (`CURLOPT_BUFFERSIZE`).
-    static let streamReceiveBufferBytes = 64 * 1024
+    /// libcurl's receive buffer for streamed downloads (`CURLOPT_BUFFERSIZE`) and its send buffer for
+    /// streamed uploads (`CURLOPT_UPLOAD_BUFFERSIZE`; both 16 / 64 KiB by default). A read or a send takes
+    /// whatever is there up to this, so a piece is no later for it: a reader that keeps up still gets
+    /// one event per piece, and one that fell behind catches up in a quarter of the pieces (each piece
+    /// costs a wake-up and a system call on both sides, docs/performance.md).
+    static let streamBufferBytes = 256 * 1024
 
     private static func performUpload(
         _ request: HTTPRequest,
@@ -127,6 +131,7 @@ extension CurlTransport: HTTPStreamingTransport {
         let headerList = CurlStringList(lines)
         configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
         set(curl, CURLOPT_POST, 1)
+        set(curl, CURLOPT_UPLOAD_BUFFERSIZE, streamBufferBytes)
         check(cshim_curl_setopt_read_cb(curl, CurlTransfer.readCallback))
         check(cshim_curl_setopt_ptr(curl, CURLOPT_READDATA, Unmanaged.passUnretained(context).toOpaque()))
         installCallbacks(curl, transfer, write: CurlTransfer.writeCallback)
@@ -155,9 +160,9 @@ extension CurlTransport: HTTPStreamingTransport {
         let headerList = CurlStringList(headerLines(for: request))
         configure(curl, request, target: target, caBundlePath: caBundlePath, headers: headerList)
         setMethodAndBody(curl, request)
-        // One receive takes what the socket holds, up to 64 KiB (libcurl's default is 16 KiB): a fast
+        // One receive takes what the socket holds, up to 256 KiB (libcurl's default is 16 KiB): a fast
         // provider's events reach the reader in a few large pieces; a slow one's still one by one.
-        set(curl, CURLOPT_BUFFERSIZE, streamReceiveBufferBytes)
+        set(curl, CURLOPT_BUFFERSIZE, streamBufferBytes)
         installCallbacks(curl, transfer, write: CurlTransfer.streamWriteCallback)
         if let sending {
             transfer.beforeSend = sending

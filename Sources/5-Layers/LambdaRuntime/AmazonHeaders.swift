@@ -21,7 +21,7 @@ enum RuntimeAPIConsts {
     /// Lambda's synchronous payload limit is 6 MB; a little room is left for the JSON around it.
     static let maxEventBytes = 6 * 1024 * 1024 + 64 * 1024
     /// Unsent bytes of a streamed response above which the handler's writes wait.
-    static let streamBufferBytes = 64 * 1024
+    static let streamBufferBytes = 256 * 1024
     /// The environment variable the runtime exports for the X-Ray SDK, once per invocation.
     static let traceIDVariable = "_X_AMZN_TRACE_ID"
 }

@@ -143,7 +143,7 @@ package struct HTTPUpstream: UpstreamCalling {
     }
 
     /// Bytes of the provider's stream read ahead of the client at most.
-    static let streamBufferBytes = 64 * 1024
+    static let streamBufferBytes = 256 * 1024
 
     private struct EventSource: UpstreamEventSource {
         let stream: ResponseBodyStream
