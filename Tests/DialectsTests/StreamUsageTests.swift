@@ -51,6 +51,24 @@ import Testing
     }
 
     @Test(arguments: streams)
+    func lineEndsMixedWithinOneStreamReadTheSame(_ dialect: Dialect, _ stream: String, _ expected: Usage) {
+        // Each line ends differently from the one before (CRLF, LF, CR in turn: a CR is never followed by
+        // an LF of the next end, which would make them one CRLF), in one piece and in pieces of 5 that
+        // split a CRLF now and then: the first CR or LF ends a line, wherever it falls.
+        let lines = Self.lineEnds(stream, "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        let ends = ["\r\n", "\n", "\r"]
+        var mixed = ""
+        for (index, line) in lines.enumerated() {
+            mixed += line
+            if index < lines.count - 1 { mixed += ends[index % ends.count] }
+        }
+        let bytes = Array(mixed.utf8)
+        #expect(Self.read(dialect, [bytes[...]]) == expected)
+        let fives = stride(from: 0, to: bytes.count, by: 5).map { bytes[$0..<min($0 + 5, bytes.count)] }
+        #expect(Self.read(dialect, fives) == expected)
+    }
+
+    @Test(arguments: streams)
     func aStreamCutBeforeItsUsageGivesNone(_ dialect: Dialect, _ stream: String, _ expected: Usage) {
         // Cut inside the last event that carries usage: its blank line never arrives.
         let marker: String

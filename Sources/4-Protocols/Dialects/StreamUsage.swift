@@ -48,8 +48,10 @@ package struct StreamUsage: Sendable {
     }
 
     /// Takes a line's bytes a run at a time (up to the next CR or LF), not one by one: a long event's
-    /// data costs one bounded append, not a Swift loop iteration and a capacity check per byte.
+    /// data costs one bounded append, not a Swift loop iteration and a capacity check per byte. The line
+    /// ends are found with `memchr` (vector compares), once for LF and once for a CR before it.
     private mutating func feed(buffer: UnsafeBufferPointer<UInt8>) {
+        guard let base = buffer.baseAddress else { return }
         var index = 0
         while index < buffer.count {
             if afterCarriageReturn {
@@ -59,14 +61,25 @@ package struct StreamUsage: Sendable {
                     continue
                 }
             }
-            var end = index
-            while end < buffer.count, buffer[end] != 0x0A, buffer[end] != 0x0D { end += 1 }
+            let end = Self.lineEnd(base, from: index, count: buffer.count)
             if end > index { append(UnsafeBufferPointer(rebasing: buffer[index..<end])) }
             guard end < buffer.count else { return }
             endLine()
             afterCarriageReturn = buffer[end] == 0x0D
             index = end + 1
         }
+    }
+
+    /// The offset of the first LF or CR at or after `start`, or `count` when there is none.
+    private static func lineEnd(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        let lineFeed = memchr(base + start, 0x0A, count - start).map {
+            UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base
+        }
+        let searched = lineFeed ?? count
+        guard searched > start,
+            let carriageReturn = memchr(base + start, 0x0D, searched - start)
+        else { return searched }
+        return UnsafePointer(carriageReturn.assumingMemoryBound(to: UInt8.self)) - base
     }
 
     /// Part of the current line: kept up to `maxEventBytes + 16` bytes (beyond, the line is too long).
