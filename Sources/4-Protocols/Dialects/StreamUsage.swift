@@ -23,6 +23,9 @@ package struct StreamUsage: Sendable {
     private var afterCarriageReturn = false
     private var eventType: String?
     private var data: [UInt8] = []
+    /// Where the event's data starts in `data`: the event's first data line is taken over whole, field
+    /// name included (the line's buffer becomes the event's), instead of being copied a second time.
+    private var dataStart = 0
     private var hasData = false
     private var dataTooLong = false
     private var anthropic = AnthropicStreamState()
@@ -103,6 +106,7 @@ package struct StreamUsage: Sendable {
         line = []
         skippingLine = false
         data = []
+        dataStart = 0
         hasData = false
         dataTooLong = false
         eventType = nil
@@ -113,6 +117,10 @@ package struct StreamUsage: Sendable {
     ///   - eventType: the `event:` field, if any.
     ///   - data: the `data:` lines joined by `\n`.
     package mutating func receive(eventType: String?, data: [UInt8]) {
+        receive(eventType: eventType, slice: data[...])
+    }
+
+    private mutating func receive(eventType: String?, slice data: ArraySlice<UInt8>) {
         guard dialect.isKnown, wants(eventType), data.count <= maxEventBytes, data.first == UInt8(ascii: "{"),
             mayMatter(data), let json = try? JSONValue.parse(data)
         else { return }
@@ -139,7 +147,7 @@ package struct StreamUsage: Sendable {
     /// (`usage`, `usageMetadata`), and a Gemini chunk with a `"finishReason"` makes the latest usage final.
     /// The text deltas, nearly all of a stream, have neither and are not parsed. A provider spelling the
     /// key with escapes would only lose the settle: the reservation is then kept, as for missing usage.
-    private func mayMatter(_ data: [UInt8]) -> Bool {
+    private func mayMatter(_ data: ArraySlice<UInt8>) -> Bool {
         data.withUnsafeBufferPointer { buffer in
             Self.contains(buffer, Self.usageKey)
                 || (dialect == .geminiGenerate && Self.contains(buffer, Self.finishReasonKey))
@@ -178,20 +186,25 @@ package struct StreamUsage: Sendable {
     }
 
     /// The bytes of the current line and event held now.
-    var heldBytes: Int { line.count + data.count }
+    var heldBytes: Int { line.count + data.count - dataStart }
 
     private static let dataField = Array("data:".utf8)
 
+    /// Buffers up to this size are kept for the next line and event (a typical event's data, so an
+    /// event costs neither an allocation nor the array's growth copies); larger ones are given back.
+    private static let keptCapacity = 64 * 1024
+
     private mutating func endLine() {
         defer {
-            line.removeAll(keepingCapacity: line.count <= 4096)
+            line.removeAll(keepingCapacity: line.capacity <= Self.keptCapacity)
             lineTooLong = false
             skippingLine = false
         }
         if skippingLine { return }
         if line.isEmpty {
-            if hasData && !dataTooLong { receive(eventType: eventType, data: data) }
-            data.removeAll(keepingCapacity: data.count <= 4096)
+            if hasData && !dataTooLong { receive(eventType: eventType, slice: data[dataStart...]) }
+            data.removeAll(keepingCapacity: data.capacity <= Self.keptCapacity)
+            dataStart = 0
             hasData = false
             dataTooLong = false
             eventType = nil
@@ -203,9 +216,16 @@ package struct StreamUsage: Sendable {
         if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         switch String(decoding: name, as: UTF8.self) {
         case "data":
+            if !hasData, !lineTooLong, value.count <= maxEventBytes {
+                // The event's first data line (nearly always its only one): its buffer becomes the event's.
+                dataStart = value.startIndex
+                swap(&data, &line)
+                hasData = true
+                return
+            }
             if hasData { data.append(0x0A) }
             hasData = true
-            if lineTooLong || data.count + value.count > maxEventBytes {
+            if lineTooLong || data.count - dataStart + value.count > maxEventBytes {
                 dataTooLong = true
             } else if !dataTooLong {
                 data.append(contentsOf: value)
