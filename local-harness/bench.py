@@ -613,13 +613,17 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
         connection.request("GET", "/invocations")
         invocations = json.loads(connection.getresponse().read())[-pairs:]
         connection.close()
-        bootstrap_part, parts = [], ([], [])
+        bootstrap_part, parts, reading = [], ([], []), []
         for invocation, upstream_record, wait in zip(invocations, served, waits):
             stream = invocation.get("stream") or {}
             # The first chunk with body bytes (the prelude goes ahead of it, at the POST's start).
             first_body = stream.get("firstBodyChunkAt") or stream.get("firstChunkAt")
             if invocation.get("deliveredAt") and first_body:
-                before = (upstream_record["started"] - invocation["deliveredAt"]) * 1000 - wait / 1000.0
+                # Up to the moment the fake upstream read the request line: its parse of the headers and
+                # body (`arrived` → `started`) is its own work, in its direct time to first byte too.
+                arrived = upstream_record.get("arrived") or upstream_record["started"]
+                reading.append((upstream_record["started"] - arrived) * 1000)
+                before = (arrived - invocation["deliveredAt"]) * 1000 - wait / 1000.0
                 after = (first_body - upstream_record["firstEventAt"]) * 1000
                 bootstrap_part.append(before + after)
                 parts[0].append(before)
@@ -633,6 +637,8 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
                          None))
             rows.append(("  of the gate's own: the bootstrap, p99", {"median": percentile(bootstrap_part, 99)}, "ms",
                          "", None))
+            figures["ttfb"]["upstreamReadsRequest"] = stats(reading)
+            rows.append(("  not in it: the fake upstream reading the gate's request", stats(reading), "ms", "", None))
     else:
         rows.append(("  !! decision lines without ddbWaitMicros", {"median": pairs - len(waits)}, "", "0", False))
     # The streaming path alone (no layers): the provider's first event leaving it → the client's first byte,

@@ -16,8 +16,9 @@ provider sends it:
 Knobs in the same body: "events" (8), "eventBytes" (extra text per event, 0), "intervalMs" (20),
 "cutAfter" (close the connection after n events, before usage), "errorAfter" (a provider error event
 after n events, then the end), "forever" (events until the client goes away).
-  GET /control/streams   every stream: path, dialect, events, bytes, started/firstEventAt/lastEventAt/
-                         closedAt (epoch seconds), outcome (complete | cut | error_event | client_gone)
+  GET /control/streams   every stream: path, dialect, events, bytes, arrived (its request line was read)/
+                         started (headers and body read and parsed)/firstEventAt/lastEventAt/closedAt
+                         (epoch seconds), outcome (complete | cut | error_event | client_gone)
 
 Control (no key needed; loopback only):
   POST /control/fail {"status": 503, "count": 1}   the next `count` calls answer `status` (0 = clear)
@@ -147,7 +148,8 @@ def stream_answer(handler, control, body, request):
     text = flashcards(body).get("answer") or "A streamed answer from the fake upstream"
     words = (text.split() * (count // max(1, len(text.split())) + 1))[:count]
     usage = (max(1, len(body) // 4), len(words))
-    record = {"path": handler.path, "dialect": dialect, "events": 0, "bytes": 0, "started": time.time(),
+    record = {"path": handler.path, "dialect": dialect, "events": 0, "bytes": 0, "arrived": handler.arrived_at,
+              "started": time.time(),
               "firstEventAt": None, "lastEventAt": None, "closedAt": None, "outcome": "complete",
               "usage": {"input": usage[0], "output": usage[1]}}
     with control.lock:
@@ -211,6 +213,12 @@ def make_handler(key, header, control=None):
 
         def log_message(self, *args):
             pass
+
+        def parse_request(self):
+            # When the request line was read, before the headers' parse: `make bench` counts the time from
+            # here to `started` as the fake upstream's own (it is in its direct time to first byte too).
+            self.arrived_at = time.time()
+            return super().parse_request()
 
         def _json(self, status, value):
             data = json.dumps(value).encode()
