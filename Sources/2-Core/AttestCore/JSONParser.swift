@@ -46,15 +46,17 @@ struct JSONParser {
         }
     }
 
+    /// The members are gathered first and the dictionary built once at its final size (one hash per
+    /// key, no rehashing as it grows); of repeated keys the first one counts.
     private mutating func object() throws(JSONValue.ParseError) -> JSONValue {
         try enter()
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        var members: [(String, JSONValue)] = []
         while true {
             guard try peek() == UInt8(ascii: "\"") else { throw JSONValue.ParseError() }
             let key = try string()
@@ -62,12 +64,11 @@ struct JSONParser {
             guard try peek() == UInt8(ascii: ":") else { throw JSONValue.ParseError() }
             index += 1
             skipWhitespace()
-            let member = try value()
-            if members.index(forKey: key) == nil { members[key] = member }
+            members.append((key, try value()))
             if try closesAfterElement(UInt8(ascii: "}")) { break }
         }
         depth -= 1
-        return .object(members)
+        return .object(Dictionary(members, uniquingKeysWith: { first, _ in first }))
     }
 
     private mutating func array() throws(JSONValue.ParseError) -> JSONValue {
@@ -118,17 +119,21 @@ struct JSONParser {
         return value
     }
 
-    /// A string from its opening quote; runs without escapes are taken whole.
+    /// A string from its opening quote; runs without escapes are taken whole, and ASCII ones (nearly all
+    /// keys and values) without a second pass to validate their UTF-8.
     private mutating func string() throws(JSONValue.ParseError) -> String {
         index += 1
         let start = index
+        var bits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try Self.text(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                let text = bits < 0x80 ? String(decoding: run, as: UTF8.self) : try Self.text(run)
                 index += 1
                 return text
             }
+            bits |= byte
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             guard byte >= 0x20 else { throw JSONValue.ParseError() }
             index += 1

@@ -59,6 +59,11 @@ extension JSONValue {
         return try Array(bytes).withUnsafeBufferPointer { buffer throws(ParseError) in try JSONParser.parse(buffer) }
     }
 
+    /// `parse(_:)` for an array, without the generic path's dispatch (most callers hold an array).
+    package static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(ParseError) in try JSONParser.parse(buffer) }
+    }
+
     package struct ParseError: Error, Hashable {}
 
     package subscript(key: String) -> JSONValue? {
