@@ -4,6 +4,25 @@ import TestSupport
 import Testing
 
 @Suite struct APIGatewayEventTests {
+    /// A Function URL's events come from `<url-id>.lambda-url.<region>.on.aws` (any case); nothing else
+    /// counts as one, a look-alike host included.
+    @Test(arguments: [
+        ("abc123.lambda-url.eu-west-1.on.aws", true),
+        ("ABC123.Lambda-URL.eu-west-1.ON.AWS", true),
+        ("abc123.execute-api.eu-west-1.amazonaws.com", false),
+        ("abc123.lambda-url.eu-west-1.on.aws.example.com", false),
+        ("lambda-url.on.aws", false),
+        ("abc123.on.aws", false),
+        ("127.0.0.1", false),
+        ("", false),
+    ])
+    func functionURLEventsAreToldByTheirDomain(domain: String, viaFunctionURL: Bool) throws {
+        let event =
+            #"{"version":"2.0","rawPath":"/v1/x","requestContext":{"domainName":"\#(domain)","#
+            + #""http":{"method":"POST"}}}"#
+        #expect(try APIGatewayRequest(event: Array(event.utf8)).viaFunctionURL == viaFunctionURL)
+    }
+
     @Test func httpV2DocsEvent() throws {
         let request = try APIGatewayRequest(event: Fixture.bytes("lambda/apigw-http-v2.0-request.aws-docs.json"))
         #expect(request.format == .httpV2)
