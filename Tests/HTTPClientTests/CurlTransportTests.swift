@@ -17,6 +17,29 @@ import Testing
         #expect(response.header("x-echo-path") == "/a?b=c")
     }
 
+    /// The headers are the final response's: an interim `100 Continue` block's are dropped; names and
+    /// values are trimmed of optional whitespace, a value's inner spaces and a repeated name kept; on a
+    /// streamed response too.
+    @Test func headersAreTheFinalResponsesTrimmed() async throws {
+        let head =
+            "HTTP/1.1 100 Continue\r\nX-Interim: dropped\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nX-Spaced:  a  value \t\r\nX-Empty:\r\nX-Twice: 1\r\nX-Twice: 2\r\n"
+            + "Content-Length: 2\r\nConnection: close\r\n\r\nok"
+        let server = try LoopbackHTTPServer { _ in .raw(Array(head.utf8)) }
+        defer { server.stop() }
+        let expected = [
+            HTTPHeader("X-Spaced", "a  value"), HTTPHeader("X-Empty", ""), HTTPHeader("X-Twice", "1"),
+            HTTPHeader("X-Twice", "2"), HTTPHeader("Content-Length", "2"), HTTPHeader("Connection", "close"),
+        ]
+        let response = try await transport.send(HTTPRequest(method: "GET", url: server.baseURL + "/h"))
+        #expect(response.status == 200 && response.body == Array("ok".utf8))
+        #expect(response.headers == expected)
+        let stream = ResponseBodyStream()
+        let streamed = try await transport.open(HTTPRequest(method: "GET", url: server.baseURL + "/h"), into: stream)
+        #expect(streamed.status == 200 && streamed.headers == expected)
+        while try await stream.next() != nil {}
+    }
+
     @Test func postSendsBodyAndHeadersWithoutCurlDefaults() async throws {
         let server = try LoopbackHTTPServer { _ in .respond(status: 201) }
         defer { server.stop() }

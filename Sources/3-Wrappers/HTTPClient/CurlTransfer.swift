@@ -19,7 +19,10 @@ final class CurlTransfer {
     let maxHeaderBytes: Int
     let cancellation: CancellationFlag
     var body: [UInt8] = []
-    var headerLines: [String] = []
+    /// Response headers of the final response (interim `100 Continue` blocks are discarded), parsed as
+    /// each line arrives. Names and values are trimmed of ASCII whitespace (HTTP's optional whitespace,
+    /// and the line's CRLF), on bytes; a line without a colon or a name is dropped.
+    private(set) var headers: [HTTPHeader] = []
     var headerBytes = 0
     var bodyTooLarge = false
     var headersTooLarge = false
@@ -35,20 +38,16 @@ final class CurlTransfer {
         self.cancellation = cancellation
     }
 
-    /// Response headers of the final response (interim `100 Continue` blocks are discarded). Names and
-    /// values are trimmed of ASCII whitespace (HTTP's optional whitespace, and the line's CRLF), on bytes.
-    var headers: [HTTPHeader] {
-        headerLines.compactMap { line in
-            var line = line
-            return line.withUTF8 { bytes -> HTTPHeader? in
-                guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-                let name = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[..<colon]))
-                guard !name.isEmpty else { return nil }
-                let value = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[(colon + 1)...]))
-                return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            }
-        }
+    /// One header line's name and value, nil for a line without a colon or a name.
+    static func header(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPHeader? {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let name = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[..<colon]))
+        guard !name.isEmpty else { return nil }
+        let value = Self.trimmed(UnsafeBufferPointer(rebasing: bytes[(colon + 1)...]))
+        return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
 
     /// `bytes` without leading and trailing ASCII whitespace (space, tab, CR, LF, VT, FF).
     static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
@@ -105,15 +104,21 @@ final class CurlTransfer {
             transfer.headersTooLarge = true
             return 0
         }
-        let (line, blank) = pointer.withMemoryRebound(to: UInt8.self, capacity: length) { start in
+        // On the line's bytes: no String for the line, and no Character-wise prefix check.
+        let blank = pointer.withMemoryRebound(to: UInt8.self, capacity: length) { start -> Bool in
             let bytes = UnsafeBufferPointer(start: start, count: length)
-            return (String(decoding: bytes, as: UTF8.self), CurlTransfer.trimmed(bytes).isEmpty)
+            if bytes.starts(with: CurlTransfer.statusLinePrefix) {
+                transfer.headers.removeAll(keepingCapacity: true)  // a new response starts (after 1xx)
+                return false
+            }
+            if CurlTransfer.trimmed(bytes).isEmpty { return true }
+            if let header = CurlTransfer.header(bytes) {
+                if transfer.headers.isEmpty { transfer.headers.reserveCapacity(16) }
+                transfer.headers.append(header)
+            }
+            return false
         }
-        if line.hasPrefix("HTTP/") {
-            transfer.headerLines.removeAll()  // a new response starts (after 1xx)
-        } else if !blank {
-            transfer.headerLines.append(line)
-        } else if let stream = transfer.stream, let curl = transfer.curl {
+        if blank, let stream = transfer.stream, let curl = transfer.curl {
             // The blank line after a final (non-1xx) status: the head is complete before any body byte.
             var status = 0
             if cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK, status >= 200 {
