@@ -48,4 +48,39 @@ import Testing
         #expect(line["level"] == .string("warning"))
         #expect(line["message"] == .string("key rebound"))
     }
+
+    @Test func integersAreWrittenAsTheirDecimalDigits() throws {
+        for value: Int64 in [0, 7, -1, 10, 1_000_000, -9_007_199_254_740_993, .max, .min] {
+            #expect(JSONValue.int(value).serialized == String(value))
+            #expect(try JSONValue.parse(JSONValue.int(value).serializedBytes) == .int(value))
+        }
+        #expect(JSONValue.array([.int(-5), .int(0)]).serialized == "[-5,0]")
+    }
+
+    /// Members listed by precedence come out sorted, each key once: the first listed wins.
+    @Test func anObjectFromMembersKeepsTheFirstOfRepeatedKeysInSortedOrder() {
+        let text = JSONValue.serializedObject([
+            (key: "b", value: .int(1)), (key: "a", value: .string("first")), (key: "c", value: .null),
+            (key: "a", value: .string("second")), (key: "b", value: .int(2)),
+        ])
+        #expect(text == #"{"a":"first","b":1,"c":null}"#)
+        #expect(JSONValue.serializedObject([]) == "{}")
+    }
+
+    /// A line's level and message win over the call's fields, which win over the logger's metadata,
+    /// which wins over the task's.
+    @Test func aLogLinesMembersOverrideInOrder() throws {
+        let sink = CapturingLogSink()
+        let logger = Logger(level: .info, sink: sink).with("route", .string("logger")).with("mode", .string("logger"))
+        Logger.$taskMetadata.withValue(["requestId": .string("task"), "route": .string("task")]) {
+            logger.info("hello", ["mode": .string("field"), "level": .string("field"), "extra": .int(1)])
+        }
+        let line = try #require(sink.objects.first)
+        #expect(line["requestId"] == .string("task"))
+        #expect(line["route"] == .string("logger"))
+        #expect(line["mode"] == .string("field"))
+        #expect(line["level"] == .string("info") && line["message"] == .string("hello"))
+        #expect(line["extra"] == .int(1))
+        #expect(sink.lines.first?.hasPrefix(#"{"extra":1,"level":"info","message":"hello","mode":"field""#) == true)
+    }
 }

@@ -2,6 +2,15 @@ extension JSONValue {
     /// Compact JSON text with object keys in sorted order, so equal values serialise identically.
     package var serialized: String { String(decoding: serializedBytes, as: UTF8.self) }
 
+    /// `serialized` of an object given as its members, listed by precedence: of repeated keys the first
+    /// one counts (what a caller merging several dictionaries into one would otherwise build first).
+    package static func serializedObject(_ members: [(key: String, value: JSONValue)]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        writeObject(members, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// The UTF-8 bytes of `serialized`, written as bytes (no `String` is built on the way).
     package var serializedBytes: [UInt8] {
         var out: [UInt8] = []
@@ -14,7 +23,7 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .int(let value): Self.writeInteger(value, to: &out)
         case .double(let value): out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
@@ -25,14 +34,45 @@ extension JSONValue {
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            Self.writeObject(members.map { (key: $0.key, value: $0.value) }, to: &out)
+        }
+    }
+
+    /// The members sorted by key (the first of equal keys kept), each value written once: no second
+    /// lookup per key.
+    private static func writeObject(_ members: [(key: String, value: JSONValue)], to out: inout [UInt8]) {
+        let order = members.indices.sorted { left, right in
+            let (a, b) = (members[left].key, members[right].key)
+            return a == b ? left < right : a < b
+        }
+        out.append(UInt8(ascii: "{"))
+        var previous: String?
+        for index in order {
+            let member = members[index]
+            if let previous, previous == member.key { continue }
+            if previous != nil { out.append(UInt8(ascii: ",")) }
+            previous = member.key
+            writeString(member.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            member.value.write(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Decimal digits straight into `out` (no String on the way).
+    private static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        // The magnitude as UInt64, so Int64.min has one too.
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64's 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[start...])
         }
     }
 

@@ -58,13 +58,18 @@ public struct Logger: Sendable {
     /// every alarm reads, so `LOG_LEVEL=warning` must never mute them.
     public func record(_ message: String, _ fields: [String: JSONValue] = [:]) { write(.info, message, fields) }
 
+    /// The line's members by precedence (level and message, the call's fields, the logger's metadata,
+    /// the task's), serialised as one object: no merged dictionary is built on the way.
     private func write(_ level: Level, _ message: String, _ fields: [String: JSONValue]) {
-        var object = Logger.taskMetadata
-        for (key, value) in metadata { object[key] = value }
-        for (key, value) in fields { object[key] = value }
-        object["level"] = .string(level.name)
-        object["message"] = .string(message)
-        sink.write(line: JSONValue.object(object).serialized)
+        let task = Logger.taskMetadata
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(2 + fields.count + metadata.count + task.count)
+        members.append((key: "level", value: .string(level.name)))
+        members.append((key: "message", value: .string(message)))
+        for (key, value) in fields { members.append((key: key, value: value)) }
+        for (key, value) in metadata { members.append((key: key, value: value)) }
+        for (key, value) in task { members.append((key: key, value: value)) }
+        sink.write(line: JSONValue.serializedObject(members))
     }
 
     public func debug(_ message: String, _ fields: [String: JSONValue] = [:]) { log(.debug, message, fields) }
