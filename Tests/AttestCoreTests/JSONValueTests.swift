@@ -27,6 +27,23 @@ import Testing
         #expect(Bytes.fromBase64URL("+//+AQ") == nil)
     }
 
+    @Test func byteSearchFindsTheFirstMatchWithinItsRange() {
+        let text = Array("ab\nabcab\r".utf8)
+        text.withUnsafeBufferPointer { buffer in
+            #expect(Bytes.offset(of: 0x0A, in: buffer) == 2)
+            #expect(Bytes.offset(of: UInt8(ascii: "a"), in: buffer, from: 1) == 3)
+            #expect(Bytes.offset(of: 0x0D, in: buffer, from: 0, to: 8) == nil)
+            #expect(Bytes.offset(of: 0x0D, in: buffer, from: 8) == 8)
+            #expect(Bytes.offset(of: 0x0A, in: buffer, from: 3, to: 3) == nil)
+            #expect(Bytes.contains(buffer, Array("abc".utf8)))
+            #expect(Bytes.contains(buffer, Array("ab\r".utf8)))  // at the very end, after two false starts
+            #expect(!Bytes.contains(buffer, Array("abd".utf8)))
+            #expect(!Bytes.contains(buffer, []))
+            #expect(!Bytes.contains(buffer, text + [0]))
+        }
+        #expect(!Bytes.contains(UnsafeBufferPointer(start: nil, count: 0), Array("a".utf8)))
+    }
+
     @Test func hexRoundTrips() {
         #expect(Bytes.fromHex("00ff10Ab") == [0x00, 0xff, 0x10, 0xab])
         #expect(Bytes.fromHex("abc") == nil)

@@ -1,5 +1,4 @@
 internal import AttestCore
-internal import Glibc
 
 /// Reads a provider's final usage from its server-sent event stream, one chunk or event at a time,
 /// holding at most one event's data (`maxEventBytes`) and never the stream.
@@ -54,7 +53,6 @@ package struct StreamUsage: Sendable {
     /// data costs one bounded append, not a Swift loop iteration and a capacity check per byte. The line
     /// ends are found with `memchr` (vector compares), once for LF and once for a CR before it.
     private mutating func feed(buffer: UnsafeBufferPointer<UInt8>) {
-        guard let base = buffer.baseAddress else { return }
         var index = 0
         while index < buffer.count {
             if afterCarriageReturn {
@@ -64,7 +62,7 @@ package struct StreamUsage: Sendable {
                     continue
                 }
             }
-            let end = Self.lineEnd(base, from: index, count: buffer.count)
+            let end = Self.lineEnd(buffer, from: index)
             if end > index { append(UnsafeBufferPointer(rebasing: buffer[index..<end])) }
             guard end < buffer.count else { return }
             endLine()
@@ -73,16 +71,10 @@ package struct StreamUsage: Sendable {
         }
     }
 
-    /// The offset of the first LF or CR at or after `start`, or `count` when there is none.
-    private static func lineEnd(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
-        let lineFeed = memchr(base + start, 0x0A, count - start).map {
-            UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base
-        }
-        let searched = lineFeed ?? count
-        guard searched > start,
-            let carriageReturn = memchr(base + start, 0x0D, searched - start)
-        else { return searched }
-        return UnsafePointer(carriageReturn.assumingMemoryBound(to: UInt8.self)) - base
+    /// The offset of the first LF or CR at or after `start`, or the buffer's end when there is none.
+    private static func lineEnd(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let lineFeed = Bytes.offset(of: 0x0A, in: buffer, from: start) ?? buffer.count
+        return Bytes.offset(of: 0x0D, in: buffer, from: start, to: lineFeed) ?? lineFeed
     }
 
     /// Part of the current line: kept up to `maxEventBytes + 16` bytes (beyond, the line is too long).
@@ -149,30 +141,13 @@ package struct StreamUsage: Sendable {
     /// key with escapes would only lose the settle: the reservation is then kept, as for missing usage.
     private func mayMatter(_ data: ArraySlice<UInt8>) -> Bool {
         data.withUnsafeBufferPointer { buffer in
-            Self.contains(buffer, Self.usageKey)
-                || (dialect == .geminiGenerate && Self.contains(buffer, Self.finishReasonKey))
+            Bytes.contains(buffer, Self.usageKey)
+                || (dialect == .geminiGenerate && Bytes.contains(buffer, Self.finishReasonKey))
         }
     }
 
     private static let usageKey = Array(#""usage"#.utf8)
     private static let finishReasonKey = Array(#""finishReason""#.utf8)
-
-    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let base = haystack.baseAddress, let first = needle.first, haystack.count >= needle.count else {
-            return false
-        }
-        // memchr to each candidate first byte, then memcmp the rest (glibc's memmem is not exported).
-        var position = 0
-        let last = haystack.count - needle.count
-        while position <= last {
-            guard let found = memchr(base + position, Int32(first), last - position + 1) else { return false }
-            let start = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
-            let same = needle.withUnsafeBytes { key in memcmp(base + start, key.baseAddress!, key.count) == 0 }
-            if same { return true }
-            position = start + 1
-        }
-        return false
-    }
 
     /// Skips the events whose data the dialect never reads (a Responses stream's deltas, Anthropic's
     /// content blocks), so only the few events with usage are parsed.

@@ -1,6 +1,5 @@
 internal import AttestCore
 internal import Gate
-internal import Glibc
 internal import LambdaRuntime
 internal import Synchronization
 
@@ -191,13 +190,10 @@ struct SSEErrorScanner {
     /// Only line starts are read: the newlines are found with `memchr`, so a long event costs a few
     /// vector compares per cache line, not a Swift loop per byte.
     mutating func scan(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = chunk.baseAddress else { return false }
         var found = false
         var position = 0
         while position < chunk.count {
-            let newline = memchr(base + position, 0x0a, chunk.count - position).map {
-                UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base
-            }
+            let newline = Bytes.offset(of: 0x0a, in: chunk, from: position)
             let segmentEnd = newline ?? chunk.count
             if !checked {
                 let take = min(segmentEnd - position, Self.longest - lineHead.count)
