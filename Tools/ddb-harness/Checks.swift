@@ -427,8 +427,8 @@ extension WriteCheck {
         attribute: "decodes",
         unit: "decode",
         limit: 30
-    ) { table, context in
-        try await DynamoDecodeBudget(table: table, perDevice: 30, calendar: .utc)
+    ) { table, limit, context in
+        try await DynamoDecodeBudget(table: table, perDevice: limit, calendar: .utc)
             .spendOne(deviceID: context.ids.id, now: context.now) == .spent
     }
 
@@ -439,13 +439,13 @@ extension WriteCheck {
         attribute: "queries",
         unit: "query",
         limit: 5
-    ) { table, context in
-        try await DynamoDeviceCheckBudget(table: table, perDevice: 5, calendar: .utc)
+    ) { table, limit, context in
+        try await DynamoDeviceCheckBudget(table: table, perDevice: limit, calendar: .utc)
             .spendOne(deviceID: context.ids.id, now: context.now) == .spent
     }
 
-    /// A device ID's daily budget (`DayCounter` on `DEVICE#{id}` / `{sortKeyPrefix}{day}`): one spend, through
-    /// `writer`, must be answered spent and counted once.
+    /// A device ID's daily budget (`DayCounter` on `DEVICE#{id}` / `{sortKeyPrefix}{day}`) of `limit` a day:
+    /// one spend, through `writer`, must be answered spent and counted once.
     static func perDeviceDailyBudget(
         _ slug: String,
         _ write: String,
@@ -453,7 +453,7 @@ extension WriteCheck {
         attribute: String,
         unit: String,
         limit: Int,
-        spend: @escaping @Sendable (GateTable, RunContext) async throws -> Bool
+        spend: @escaping @Sendable (GateTable, Int, RunContext) async throws -> Bool
     ) -> WriteCheck {
         WriteCheck(
             slug,
@@ -461,7 +461,7 @@ extension WriteCheck {
             match: { _ in sortKeyPrefix },
             run: { context in
                 try await context.arm()
-                let spent = try await spend(context.writer, context)
+                let spent = try await spend(context.writer, limit, context)
                 let day = LocalCalendar.utc.day(at: context.now).iso
                 let counted = try await context.count(Keys.device(context.ids.id, sortKeyPrefix + day), attribute)
                 return Observation(
