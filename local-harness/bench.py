@@ -13,6 +13,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -750,6 +751,7 @@ def main(argv=None):
                                                          upstream, quick)
         finally:
             stack.close()
+            shutil.rmtree(work, ignore_errors=True)
         print_table(rows)
         if args.json:
             figures["machine"] = machine()
@@ -1054,6 +1056,7 @@ def main(argv=None):
         rows.extend(stream_rows)
     finally:
         stack.close()
+        shutil.rmtree(work, ignore_errors=True)
 
     # 5. App Attest rates (AppAttestBench, run by the Makefile pinned to one core).
     if args.app_attest and os.path.exists(args.app_attest):

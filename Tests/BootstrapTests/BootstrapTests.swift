@@ -43,7 +43,7 @@ struct BootstrapTests {
 
         init(_ reply: @escaping @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Reply) throws {
             server = try LoopbackHTTPServer(respond: reply)
-            keyFile = "/tmp/attestgate-bootstrap-test-key-\(server.port)"
+            keyFile = TestFiles.path("upstream-key-\(server.port)")
             try Data((BootstrapTests.key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
         }
     }

@@ -17,7 +17,7 @@ final class FakeUpstreamProcess: Sendable {
     let transport = CurlTransport()
 
     init() async throws {
-        keyFile = "/tmp/attestgate-stream-test-key-\(getpid())"
+        keyFile = TestFiles.path("stream-upstream-key")
         try Data((BootstrapTests.key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         process = try ChildProcess(
