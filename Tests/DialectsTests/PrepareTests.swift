@@ -205,6 +205,26 @@ import Testing
         (.anthropicMessages, #"{"model":"m","mcp_servers":[{"type":"url","url":"https://x"}]}"#, .hostedTool),
         (.geminiGenerate, #"{"tools":[{"googleSearch":{}}]}"#, .hostedTool),
         (.geminiGenerate, #"{"tools":[{"functionDeclarations":[]},{"code_execution":{}}]}"#, .hostedTool),
+        // Input items OpenAI fills in from what it stored: a reference without its type, a reasoning item
+        // without its sealed content.
+        (.openAIResponses, #"{"model":"m","input":[{"id":"msg_abc"}]}"#, .storedContext),
+        (.openAIResponses, #"{"model":"m","input":[{"type":null,"id":"rs_def"}]}"#, .storedContext),
+        (.openAIResponses, #"{"model":"m","input":[{"role":null,"id":"msg_abc"}]}"#, .storedContext),
+        (.openAIResponses, #"{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[]}]}"#, .storedContext),
+        (
+            .openAIResponses, #"{"model":"m","input":[{"type":"reasoning","id":"rs_1","encrypted_content":""}]}"#,
+            .storedContext
+        ),
+        // Prices above the list price the route's `prices` hold.
+        (.anthropicMessages, #"{"model":"m","inference_geo":"us"}"#, .fieldNotAllowed),
+        (.anthropicMessages, #"{"model":"m","inference_geo":5}"#, .fieldInvalid),
+        (.geminiGenerate, #"{"service_tier":"priority"}"#, .fieldNotAllowed),
+        (.geminiGenerate, #"{"serviceTier":"SERVICE_TIER_PRIORITY"}"#, .fieldNotAllowed),
+        (.geminiGenerate, #"{"serviceTier":2}"#, .fieldNotAllowed),
+        (.geminiGenerate, #"{"generationConfig":{"serviceTier":"priority"}}"#, .fieldNotAllowed),
+        // A body model other than the path's.
+        (.geminiGenerate, #"{"model":"gemini-2.5-pro"}"#, .fieldNotAllowed),
+        (.geminiGenerate, #"{"model":"models/gemini-2.5-pro"}"#, .fieldNotAllowed),
     ])
     func fieldsOfTheWrongShapeAreRefused(_ dialect: Dialect, _ body: String, _ reason: DialectRefusal.Reason) {
         #expect(throws: DialectRefusal(reason)) { try Self.prepare(dialect, body).get() }
@@ -220,6 +240,100 @@ import Testing
         #expect(anthropic.inputTokenBound() == anthropic.body.count + AnthropicMessages.toolUseOverhead)
         let declared = #"{"tools":[{"functionDeclarations":[{"name":"f"}]}]}"#
         _ = try Self.prepare(.geminiGenerate, declared).get()
+    }
+
+    @Test func inputsTheProviderDoesNotFillInPass() throws {
+        let message =
+            #"{"model":"m","input":[{"role":"user","content":"hi"},{"type":"message","role":"user","content":"x"}]}"#
+        _ = try Self.prepare(.openAIResponses, message).get()
+        let sealed =
+            #"{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAA"}]}"#
+        _ = try Self.prepare(.openAIResponses, sealed).get()
+        _ = try Self.prepare(.anthropicMessages, #"{"model":"m","inference_geo":"global"}"#).get()
+        for tier in ["standard", "flex", "SERVICE_TIER_FLEX"] {
+            _ = try Self.prepare(.geminiGenerate, #"{"serviceTier":"\#(tier)"}"#).get()
+        }
+        // The path's own model may be repeated in the body.
+        _ = try Self.prepare(.geminiGenerate, #"{"model":"models/gemini-2.5-flash"}"#).get()
+        _ = try Self.prepare(.geminiGenerate, #"{"model":"gemini-2.5-flash"}"#).get()
+    }
+
+    /// Media, inline or by reference, in each dialect's shapes (nested too: an Anthropic tool result may
+    /// carry an image); a route must declare `maxInputTokens` to let them through.
+    static let media: [(Dialect, String)] = [
+        (
+            .openAIChat,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/a.png"}}]}]}"#
+        ),
+        (
+            .openAIChat,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}}]}]}"#
+        ),
+        (
+            .openAIChat,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{"file_id":"file-1"}}]}]}"#
+        ),
+        (
+            .openAIResponses,
+            #"{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/a.png"}]}]}"#
+        ),
+        (
+            .openAIResponses,
+            #"{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_url":"https://x/scan.pdf"}]}]}"#
+        ),
+        (
+            .openAIResponses,
+            #"{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]}"#
+        ),
+        (
+            .anthropicMessages,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x/a.png"}}]}]}"#
+        ),
+        (
+            .anthropicMessages,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"document","source":{"type":"url","url":"https://x/a.pdf"}}]}]}"#
+        ),
+        (
+            .anthropicMessages,
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]}]}]}"#
+        ),
+        (
+            .geminiGenerate,
+            #"{"contents":[{"parts":[{"fileData":{"fileUri":"https://www.youtube.com/watch?v=x","mimeType":"video/mp4"}}]}]}"#
+        ),
+        (
+            .geminiGenerate,
+            #"{"contents":[{"parts":[{"text":"hi"},{"inline_data":{"mime_type":"image/png","data":"AA"}}]}]}"#
+        ),
+        (
+            .geminiGenerate,
+            #"{"systemInstruction":{"parts":[{"inlineData":{"mimeType":"application/pdf","data":"AA"}}]}}"#
+        ),
+    ]
+
+    @Test(arguments: media)
+    func mediaNeedsADeclaredInputBound(_ dialect: Dialect, _ body: String) throws {
+        #expect(throws: DialectRefusal(.mediaInput)) { try Self.prepare(dialect, body).get() }
+        let declared = DialectPolicy(maxOutputTokens: 1024, acceptsMedia: true)
+        _ = try Self.prepare(dialect, body, policy: declared).get()
+    }
+
+    @Test func textAndSchemasThatNameMediaAreNotMedia() throws {
+        // A tool's parameter schema may have properties called `file` or `image`; their types are JSON
+        // Schema's. Text parts pass.
+        let schema = #"{"type":"object","properties":{"file":{"type":"string"},"image":{"type":"string"}}}"#
+        let chat =
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"image_url"}]}],"#
+            + #""tools":[{"type":"function","function":{"name":"f","parameters":"# + schema + "}}]}"
+        _ = try Self.prepare(.openAIChat, chat).get()
+        let anthropic =
+            #"{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"document"}]}],"#
+            + #""tools":[{"name":"f","input_schema":"# + schema + "}]}"
+        _ = try Self.prepare(.anthropicMessages, anthropic).get()
+        let gemini =
+            #"{"contents":[{"parts":[{"text":"fileData"}]}],"tools":[{"functionDeclarations":"#
+            + #"[{"name":"f","parameters":{"type":"object","properties":{"fileData":{"type":"string"}}}}]}]}"#
+        _ = try Self.prepare(.geminiGenerate, gemini).get()
     }
 
     @Test func aStreamedChatRequestAsksForTheUsageChunk() throws {
@@ -266,7 +380,15 @@ import Testing
     @Test func theInputBoundIsTheForwardedByteCount() throws {
         let prepared = try Self.prepare(.openAIChat, ProviderSamples.chatRequest).get()
         #expect(prepared.inputTokenBound() == prepared.body.count)
+        // A declaration above the bytes raises the bound (media); one below them never lowers it.
         #expect(prepared.inputTokenBound(maxInputTokens: 5000) == 5000)
+        #expect(prepared.inputTokenBound(maxInputTokens: 10) == prepared.body.count)
+        let tools = #"{"model":"m","tools":[{"name":"f","input_schema":{"type":"object"}}]}"#
+        let withTools = try Self.prepare(.anthropicMessages, tools).get()
+        #expect(
+            withTools.inputTokenBound(maxInputTokens: 10) == withTools.body.count + AnthropicMessages.toolUseOverhead
+        )
+        #expect(withTools.inputTokenBound(maxInputTokens: 50_000) == 50_000 + AnthropicMessages.toolUseOverhead)
         // An Anthropic request that writes to the prompt cache may cost twice the base input price.
         let cached = #"{"model":"m","system":[{"type":"text","text":"long","cache_control":{"type":"ephemeral"}}]}"#
         let weighted = try Self.prepare(.anthropicMessages, cached).get()

@@ -18,6 +18,9 @@ struct ProviderCase: Sendable, CustomStringConvertible {
     let greedy: String
     /// A request the dialect must refuse (another model, or several choices for Gemini).
     let refused: String
+    /// A request with media by reference (an image or a PDF by URL, a video by URI): a few hundred bytes
+    /// that a provider may bill as a context window.
+    let media: String
     let answer: String
     /// Reads the output cap from the forwarded body.
     let cap: @Sendable (JSONValue) -> Int64?
@@ -31,6 +34,10 @@ struct ProviderCase: Sendable, CustomStringConvertible {
             model: "gpt-4.1",
             greedy: #"{"model":"gpt-4.1","messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":100000}"#,
             refused: #"{"model":"gpt-4.5-preview","messages":[{"role":"user","content":"Hi"}]}"#,
+            media: #"""
+                {"model":"gpt-4.1","messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},
+                {"type":"image_url","image_url":{"url":"https://example.com/photo.png"}}]}]}
+                """#,
             answer: #"""
                 {"id":"chatcmpl-1","object":"chat.completion","created":1741569952,"model":"gpt-4.1-2025-04-14",
                 "choices":[{"index":0,"message":{"role":"assistant","content":"Hello!"},"finish_reason":"stop"}],
@@ -44,6 +51,10 @@ struct ProviderCase: Sendable, CustomStringConvertible {
             model: "gpt-4.1",
             greedy: #"{"model":"gpt-4.1","input":"Hi","store":false,"max_output_tokens":100000}"#,
             refused: #"{"model":"o3-pro","input":"Hi","store":false}"#,
+            media: #"""
+                {"model":"gpt-4.1","store":false,"input":[{"role":"user","content":[{"type":"input_text",
+                "text":"Summarise"},{"type":"input_file","file_url":"https://example.com/900-pages.pdf"}]}]}
+                """#,
             answer: #"""
                 {"id":"resp_1","object":"response","status":"completed","model":"gpt-4.1-2025-04-14","output":[],
                 "usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":0},"output_tokens":20,
@@ -57,6 +68,11 @@ struct ProviderCase: Sendable, CustomStringConvertible {
             model: "claude-sonnet-4-5",
             greedy: #"{"model":"claude-sonnet-4-5","max_tokens":100000,"messages":[{"role":"user","content":"Hi"}]}"#,
             refused: #"{"model":"claude-opus-4-1","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}"#,
+            media: #"""
+                {"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":[
+                {"type":"document","source":{"type":"url","url":"https://example.com/900-pages.pdf"}},
+                {"type":"text","text":"Summarise"}]}]}
+                """#,
             answer: #"""
                 {"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",
                 "content":[{"type":"text","text":"Hi!"}],"stop_reason":"end_turn","stop_sequence":null,
@@ -71,6 +87,10 @@ struct ProviderCase: Sendable, CustomStringConvertible {
             model: "gemini-2.5-flash",
             greedy: #"{"contents":[{"parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":100000}}"#,
             refused: #"{"contents":[{"parts":[{"text":"Hi"}]}],"generationConfig":{"candidateCount":2}}"#,
+            media: #"""
+                {"contents":[{"parts":[{"text":"Summarise"},{"fileData":{"mimeType":"video/mp4",
+                "fileUri":"https://www.youtube.com/watch?v=9hE5-98ZeCg"}}]}]}
+                """#,
             answer: #"""
                 {"candidates":[{"content":{"parts":[{"text":"AI learns patterns."}],"role":"model"},
                 "finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,
@@ -116,14 +136,16 @@ struct MoneyFlowTests {
     /// $2 per million input tokens, $8 per million output tokens: a call of 10 in / 20 out costs 180 µ$.
     static let settledMicros: Int64 = 10 * 2 + 20 * 8
 
-    static func route(_ provider: ProviderCase, maxOutputTokens: Int = 256) -> JSONValue {
-        .object([
+    static func route(_ provider: ProviderCase, maxOutputTokens: Int = 256, maxInputTokens: Int? = nil) -> JSONValue {
+        var route: [String: JSONValue] = [
             "method": "POST", "path": "/v1/ai", "feature": "ai", "mode": "monitor",
             "upstreamPath": .string(provider.upstreamPath), "dialect": .string(provider.dialect),
             "models": .array([.string(provider.model)]), "maxOutputTokens": .int(Int64(maxOutputTokens)),
             "prices": .object([provider.model: .object(["inputPerMTok": 2, "outputPerMTok": 8])]),
             "allowance": .object(["firstDay": 1000, "laterDays": 1000]),
-        ])
+        ]
+        if let maxInputTokens { route["maxInputTokens"] = .int(Int64(maxInputTokens)) }
+        return .object(route)
     }
 
     static func app(
@@ -131,10 +153,13 @@ struct MoneyFlowTests {
         upstream: PricedUpstream,
         budgetUSD: String,
         maxOutputTokens: Int = 256,
+        maxInputTokens: Int? = nil,
         resending: Set<String> = []
     ) async throws -> GateTestApp {
         try await GateTestApp(
-            routes: GateTestApp.routes([route(provider, maxOutputTokens: maxOutputTokens)]),
+            routes: GateTestApp.routes([
+                route(provider, maxOutputTokens: maxOutputTokens, maxInputTokens: maxInputTokens)
+            ]),
             settings: ["AI_DAILY_COST_BUDGET_USD": budgetUSD, "UPSTREAM_URL": upstream.server.baseURL],
             resending: resending
         )
@@ -176,6 +201,34 @@ struct MoneyFlowTests {
         #expect(line["costReservedMicros"] == .int(worst))
         let total = try await Self.total(app)
         #expect(total.calls == 1 && total.cost == Self.settledMicros)
+    }
+
+    /// Media is priced by pixels, pages or seconds, not bytes: without a declared `maxInputTokens` it is
+    /// refused before anything is reserved or sent; with one, the reservation takes the declaration.
+    @Test(arguments: ProviderCase.all)
+    func mediaIsRefusedUnlessTheRouteDeclaresItsInputBound(provider: ProviderCase) async throws {
+        let upstream = try PricedUpstream(answer: provider.answer)
+        let undeclared = try await Self.app(provider, upstream: upstream, budgetUSD: "100")
+        try await undeclared.test { client in
+            let refused = try await Self.call(client, provider.media)
+            #expect(refused.status == 400 && refused.error == "invalid_request")
+        }
+        #expect(upstream.bodies.isEmpty)
+        let reserved = try await Self.total(undeclared)
+        #expect(reserved.calls == 0)
+        #expect(undeclared.decisions.last?["reason"] == "dialect.media_input")
+
+        let declared = try await Self.app(provider, upstream: upstream, budgetUSD: "100", maxInputTokens: 50_000)
+        try await declared.test { client in
+            let answered = try await Self.call(client, provider.media)
+            #expect(answered.status == 200)
+        }
+        let forwarded = try #require(upstream.bodies.first)
+        #expect(upstream.bodies.count == 1)
+        // The declared 50,000 input tokens at $2 (above the body's bytes) plus the output cap at $8.
+        let cap = try #require(provider.cap(try JSONValue.parse(forwarded)))
+        let line = try #require(declared.decisions.last)
+        #expect(line["costReservedMicros"] == .int(50_000 * 2 + cap * 8))
     }
 
     /// Reads the reserved sum back while the calls run, and holds the admitted calls at the provider until

@@ -22,6 +22,11 @@ enum AnthropicMessages {
         var request = request
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
         try HostedTools.checkAnthropic(request)
+        try MediaInputs.checkAnthropic(request, policy: policy)
+        // `inference_geo: "us"` bills 1.1× every token category; the default (`global`) the list price.
+        if let geo = try RequestFields.string(request, "inference_geo"), geo != "global" {
+            throw DialectRefusal(.fieldNotAllowed, detail: "inference_geo \(geo.prefix(32))")
+        }
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let applied = try RequestFields.lowered(RequestFields.int(request, "max_tokens"), field: "max_tokens", cap: cap)

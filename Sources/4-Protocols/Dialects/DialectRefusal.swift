@@ -25,9 +25,12 @@ package struct DialectRefusal: Error, Hashable, CustomStringConvertible {
         /// The request draws on context stored at the provider (`previous_response_id`, `conversation`,
         /// `prompt`, `cachedContent`), which the body's size does not bound.
         package static let storedContext = Reason("dialect.stored_context")
-        /// A field that makes the provider bill beyond what the gate can bound (`prediction`, a priority
-        /// `service_tier`).
+        /// A field that makes the provider bill beyond what the gate can bound (a priority `service_tier`,
+        /// Anthropic's `inference_geo`, a Gemini body `model` other than the path's).
         package static let fieldNotAllowed = Reason("dialect.field_not_allowed")
+        /// Media (an image, audio, video, a PDF or another file, inline or by URL or file id) on a route that
+        /// does not declare `maxInputTokens`: its tokens are not bounded by the body's bytes.
+        package static let mediaInput = Reason("dialect.media_input")
         /// A tool the provider runs itself (web search, code execution, remote MCP), billed per use and
         /// feeding input the body does not bound.
         package static let hostedTool = Reason("dialect.hosted_tool")

@@ -21,8 +21,17 @@ enum GeminiGenerate {
         let model = try RequestFields.model(method.model, policy: policy)
         try RequestFields.refuse(request, storedContextFields, reason: .storedContext)
         try HostedTools.checkGemini(request)
+        try MediaInputs.checkGemini(request, policy: policy)
+        // The model is the path's; a body naming another one could be read instead by Google's transcoding.
+        if let named = try RequestFields.string(request, "model"),
+            !named.utf8.elementsEqual(model.utf8), !named.utf8.elementsEqual(("models/" + model).utf8)
+        {
+            throw DialectRefusal(.fieldNotAllowed, detail: "model \(named.prefix(64))")
+        }
         var config = try RequestFields.object(request, field(request, "generationConfig", "generation_config"))
         request["generation_config"] = nil
+        try checkServiceTier(request)
+        try checkServiceTier(config)
 
         try RequestFields.checkSingleChoice(
             RequestFields.int(config, field(config, "candidateCount", "candidate_count")),
@@ -40,6 +49,24 @@ enum GeminiGenerate {
             streams: method.streams,
             maxOutputTokens: applied
         )
+    }
+
+    /// Service tiers that bill at most the standard price (`flex` is discounted); `priority` bills up to
+    /// twice it. Proto enum names and their short forms are accepted by Google's parser; numbers are not
+    /// read here, so they are refused too.
+    static let serviceTiers: Set<String> = [
+        "standard", "flex", "service_tier_standard", "service_tier_flex", "service_tier_unspecified",
+    ]
+
+    private static func checkServiceTier(_ object: [String: JSONValue]) throws(DialectRefusal) {
+        for name in ["serviceTier", "service_tier"] {
+            switch object[name] {
+            case nil, .null?: continue
+            case .string(let tier)? where serviceTiers.contains(tier.lowercased()): continue
+            case let other?:
+                throw DialectRefusal(.fieldNotAllowed, detail: "\(name) \(String(describing: other).prefix(32))")
+            }
+        }
     }
 
     /// Which spelling of a field the object uses (the camel-case one when neither); both is a refusal.

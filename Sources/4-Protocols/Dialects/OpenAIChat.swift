@@ -15,6 +15,7 @@ enum OpenAIChat {
         try RequestFields.checkSingleChoice(RequestFields.int(request, "n"), field: "n")
         try OpenAIServiceTier.check(request)
         try HostedTools.checkOpenAI(request)
+        try MediaInputs.checkOpenAIChat(request, policy: policy)
         let streams = try RequestFields.bool(request, "stream") ?? false
 
         // Lower each cap present; with none, set the modern one (max_tokens is not accepted by o-series).

@@ -17,13 +17,12 @@ enum OpenAIResponses {
         var request = request
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
         try RequestFields.refuse(request, storedContextFields, reason: .storedContext)
-        if case .array(let items)? = request["input"],
-            items.contains(where: { $0["type"] == .string("item_reference") })
-        {
-            throw DialectRefusal(.storedContext, detail: "input item_reference")
+        if case .array(let items)? = request["input"] {
+            for item in items { try checkInputItem(item) }
         }
         try OpenAIServiceTier.check(request)
         try HostedTools.checkOpenAI(request)
+        try MediaInputs.checkOpenAIResponses(request, policy: policy)
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let requested = try RequestFields.int(request, "max_output_tokens")
@@ -35,6 +34,27 @@ enum OpenAIResponses {
             streams: streams,
             maxOutputTokens: applied
         )
+    }
+
+    /// Refuses an input item that OpenAI fills in from what it stored, which the body does not carry: an
+    /// `item_reference`, also without its `type` (OpenAI reads an item with no type and no `role` as a
+    /// reference by `id`), and a `reasoning` item without its `encrypted_content`.
+    static func checkInputItem(_ item: JSONValue) throws(DialectRefusal) {
+        guard case .object(let members) = item else { return }
+        switch members["type"] {
+        case .string("item_reference")?:
+            throw DialectRefusal(.storedContext, detail: "input item_reference")
+        case nil, .null?:
+            // An input message may leave out its type (`{"role": …, "content": …}`); nothing else may.
+            let isMessage = members["role"].map { $0 != .null } ?? false
+            guard isMessage else { throw DialectRefusal(.storedContext, detail: "input item without a type") }
+        case .string("reasoning")?:
+            guard case .string(let sealed)? = members["encrypted_content"], !sealed.isEmpty else {
+                throw DialectRefusal(.storedContext, detail: "input reasoning without encrypted_content")
+            }
+        default:
+            break
+        }
     }
 
     /// A response object.

@@ -33,13 +33,17 @@ package struct PreparedRequest: Sendable, Hashable {
     }
 
     /// The most base-price input tokens the forwarded body can cost: its byte count (every token of a
-    /// byte-level tokenizer is at least one byte) plus `inputTokenOverhead`, or the route's
-    /// `maxInputTokens` when it declares one; times `inputTokenWeight`. Saturates at `Int.max`.
-    /// - Parameter maxInputTokens: the route's declared input bound, which replaces the byte count.
+    /// byte-level tokenizer is at least one byte of text), or the route's `maxInputTokens` when that is
+    /// larger (a route that takes media declares the most one call can bill, text and media together),
+    /// plus `inputTokenOverhead`; times `inputTokenWeight`. A declaration never lowers the bound below the
+    /// bytes: a text body larger than it still bills every token it carries. Saturates at `Int.max`.
+    /// - Parameter maxInputTokens: the route's declared input bound.
     package func inputTokenBound(maxInputTokens: Int? = nil) -> Int {
-        let (withOverhead, overflow1) = body.count.addingReportingOverflow(inputTokenOverhead)
-        let tokens = max(maxInputTokens ?? (overflow1 ? Int.max : withOverhead), 0)
-        let (weighted, overflow2) = tokens.multipliedReportingOverflow(by: inputTokenWeight)
+        let tokens = max(body.count, maxInputTokens ?? 0)
+        let (withOverhead, overflow1) = tokens.addingReportingOverflow(max(inputTokenOverhead, 0))
+        let (weighted, overflow2) = (overflow1 ? Int.max : withOverhead).multipliedReportingOverflow(
+            by: inputTokenWeight
+        )
         return overflow2 ? Int.max : weighted
     }
 }

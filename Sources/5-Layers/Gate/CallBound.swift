@@ -6,8 +6,8 @@ package import Dialects
 /// For a known dialect the body is checked and rewritten (`Dialect.prepare`: model in `models`, one
 /// choice, the output cap set or lowered to `maxOutputTokens`). The worst case is then
 /// `inputBound × input price + maxOutputTokens × output price`, where `inputBound` is the forwarded
-/// body's byte count (every token of a byte-level tokenizer is at least one byte) or the route's declared
-/// `maxInputTokens`.
+/// body's byte count (every token of a byte-level tokenizer is at least one byte), or the route's declared
+/// `maxInputTokens` when that is larger; media is refused unless the route declares it.
 package struct CallBound: Sendable, Hashable {
     /// The bytes to forward.
     package let body: [UInt8]
@@ -38,9 +38,11 @@ package struct CallBound: Sendable, Hashable {
                 )
             )
         }
+        // Media passes only where the route declares its input bound (`maxInputTokens`).
         let policy = DialectPolicy(
             models: route.models,
-            maxOutputTokens: route.maxOutputTokens ?? MeteredRoute.defaultMaxOutputTokens
+            maxOutputTokens: route.maxOutputTokens ?? MeteredRoute.defaultMaxOutputTokens,
+            acceptsMedia: route.maxInputTokens != nil
         )
         switch route.dialect.prepare(body: body, policy: policy, upstreamPath: route.upstreamPath) {
         case .failure(let refusal):

@@ -372,7 +372,8 @@ package struct MeteredCall: Sendable {
         record.fields["costMicros"] = .int(cost)
         do {
             if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
-                // Only under a declared maxInputTokens: the cap held only as far as that declaration did.
+                // Under a declared maxInputTokens (media) the cap holds only as far as the declaration does;
+                // elsewhere only a price below the provider's gets here.
                 record.fields["costOverReservation"] = .bool(true)
                 logger.warning(
                     "call cost more than its reservation",

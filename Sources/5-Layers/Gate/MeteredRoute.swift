@@ -44,8 +44,10 @@ package struct MeteredRoute: Sendable, Hashable {
     package var models: Set<String>?
     /// The output cap a known dialect's request is given (required for a known dialect).
     package var maxOutputTokens: Int?
-    /// Declared bound on input tokens, replacing the body's byte count in the worst case (the cap then
-    /// holds only as far as this declaration does).
+    /// Declared bound on the input tokens of one call, text and media together (at most the model's
+    /// context window): the worst case takes it when it is above the body's byte count, and only a route
+    /// that declares it lets media (images, audio, files) through. The cap then holds as far as this
+    /// declaration does.
     package var maxInputTokens: Int?
     /// Prices per model, for the money ceiling.
     package var prices: [String: ModelPrice] = [:]

@@ -27,8 +27,8 @@ package struct SpendGuard: Sendable {
         case kept
         /// The reservation now holds exactly the reported cost (`givenBack` micro-dollars returned).
         case settled(givenBack: Int64)
-        /// The reported cost exceeded the worst case (possible only under a route's `maxInputTokens`):
-        /// the excess was added in full.
+        /// The reported cost exceeded the worst case (under a route's `maxInputTokens`, which lets media
+        /// through, or with a price below the provider's): the excess was added in full.
         case exceeded(by: Int64)
     }
 

@@ -96,15 +96,16 @@ extension Configuration {
 }
 
 extension Configuration {
-    /// The most one call of `route` can reserve (a body of `maxRequestBytes`, or `maxInputTokens`, and
-    /// `maxOutputTokens` at the dearest model's prices), and how many such calls the day's budget holds.
+    /// The most one call of `route` can reserve (a body of `maxRequestBytes`, or `maxInputTokens` when
+    /// larger, and `maxOutputTokens` at the dearest model's prices), and how many such calls the day's
+    /// budget holds.
     func worstCase(_ route: MeteredRoute) -> JSONValue {
         guard route.dialect.isKnown, let output = route.maxOutputTokens, !route.prices.isEmpty else {
             return .string("unbounded (opaque dialect or no prices)")
         }
         // An Anthropic request that writes the prompt cache counts its input twice (Dialects).
         let weight = route.dialect == .anthropicMessages ? 2 : 1
-        let input = (route.maxInputTokens ?? route.maxRequestBytes) * weight
+        let input = max(route.maxInputTokens ?? 0, route.maxRequestBytes) * weight
         let models = route.models.map { $0.sorted() } ?? route.prices.keys.sorted()
         var dearest: (model: String, micros: Int64)?
         for model in models {

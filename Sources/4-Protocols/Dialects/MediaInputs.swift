@@ -1,0 +1,85 @@
+internal import AttestCore
+
+/// Refuses media in a request (images, audio, video, PDFs and other files, inline or by URL or file id)
+/// unless the route declares `maxInputTokens`: a provider prices media by pixels, pages or seconds, not by
+/// bytes, so a 100-byte URL can bill a context window and the body's byte count bounds nothing.
+enum MediaInputs {
+    /// Content part and block types that carry media: OpenAI chat (`image_url`, `input_audio`, `file`),
+    /// OpenAI Responses (`input_image`, `input_file`, `input_audio`), Anthropic (`image`, `document`,
+    /// `container_upload`), wherever they are nested (an Anthropic `tool_result` may hold images).
+    static let openAITypes: Set<String> = ["image_url", "input_audio", "file", "audio", "video_url"]
+    static let responsesTypes: Set<String> = ["input_image", "input_file", "input_audio", "input_video"]
+    static let anthropicTypes: Set<String> = ["image", "document", "container_upload", "video", "audio"]
+    /// Gemini's `Part` fields that carry media (both spellings the proto JSON parser takes).
+    static let geminiKeys: Set<String> = ["inlineData", "inline_data", "fileData", "file_data"]
+
+    static func checkOpenAIChat(_ request: [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
+        guard !policy.acceptsMedia else { return }
+        try refuse(typeIn: openAITypes, in: .object(request))
+    }
+
+    static func checkOpenAIResponses(_ request: [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
+        guard !policy.acceptsMedia else { return }
+        try refuse(typeIn: responsesTypes.union(openAITypes), in: .object(request))
+    }
+
+    static func checkAnthropic(_ request: [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
+        guard !policy.acceptsMedia else { return }
+        try refuse(typeIn: anthropicTypes, in: .object(request))
+    }
+
+    /// Only the conversation and the system instruction are searched: a function's parameter schema may
+    /// name a property `fileData` without carrying one.
+    static func checkGemini(_ request: [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
+        guard !policy.acceptsMedia else { return }
+        for field in ["contents", "systemInstruction", "system_instruction"] {
+            if let value = request[field], let key = firstKey(in: geminiKeys, of: value) {
+                throw DialectRefusal(.mediaInput, detail: "\(field) \(key)")
+            }
+        }
+    }
+
+    /// Any object in the document whose `type` is one of `types`. JSON Schema types (`object`, `string`,
+    /// …) never are, so a tool's parameter schema does not match.
+    private static func refuse(typeIn types: Set<String>, in value: JSONValue) throws(DialectRefusal) {
+        if let type = firstType(in: types, of: value) {
+            throw DialectRefusal(.mediaInput, detail: "type \(type.prefix(40))")
+        }
+    }
+
+    private static func firstType(in types: Set<String>, of value: JSONValue) -> String? {
+        switch value {
+        case .object(let members):
+            if case .string(let type)? = members["type"], types.contains(type) { return type }
+            for member in members.values {
+                if let found = firstType(in: types, of: member) { return found }
+            }
+            return nil
+        case .array(let values):
+            for element in values {
+                if let found = firstType(in: types, of: element) { return found }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private static func firstKey(in keys: Set<String>, of value: JSONValue) -> String? {
+        switch value {
+        case .object(let members):
+            for (key, member) in members {
+                if keys.contains(key), member != .null { return key }
+                if let found = firstKey(in: keys, of: member) { return found }
+            }
+            return nil
+        case .array(let values):
+            for element in values {
+                if let found = firstKey(in: keys, of: element) { return found }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
