@@ -1,5 +1,6 @@
 import App
 import AttestCore
+import Dialects
 import FoundationEssentials
 import Gate
 import HTTPClient
@@ -30,6 +31,22 @@ import Testing
         #expect(request.path == "/generate")
         #expect(request.header("authorization") == "Bearer k-123")
         #expect(request.body == Array("{}".utf8))
+    }
+
+    /// Anthropic answers 400 to a Messages request without `anthropic-version`: that route sends it, buffered
+    /// and streamed; other dialects do not.
+    @Test(arguments: [false, true])
+    func anAnthropicRouteSendsTheAPIVersion(streamed: Bool) async throws {
+        let server = try LoopbackHTTPServer { _ in .respond(status: 200) }
+        defer { server.stop() }
+        var anthropic = route
+        anthropic.dialect = .anthropicMessages
+        anthropic.stream = streamed
+        _ = await upstream(server, header: "x-api-key").call(route: anthropic, body: [], timeout: .seconds(5))
+        #expect(server.requests.first?.header("anthropic-version") == "2023-06-01")
+        _ = await upstream(server).call(route: route, body: [], timeout: .seconds(5))
+        #expect(server.requests.count == 2)
+        #expect(server.requests.last?.header("anthropic-version") == nil)
     }
 
     @Test func anotherHeaderCarriesTheKeyAsIs() async throws {

@@ -1,3 +1,4 @@
+internal import Dialects
 package import Gate
 package import HTTPClient
 internal import LambdaRuntime
@@ -42,11 +43,7 @@ package struct HTTPUpstream: UpstreamCalling {
         let request = HTTPRequest(
             method: "POST",
             url: baseURL + route.upstreamPath,
-            headers: [
-                HTTPHeader(authHeader, authValue),
-                HTTPHeader("Content-Type", "application/json"),
-                HTTPHeader("Accept", "application/json"),
-            ],
+            headers: headers(for: route, accept: "application/json"),
             body: body,
             timeout: timeout,
             connectTimeout: min(connectTimeout, timeout),
@@ -65,6 +62,23 @@ package struct HTTPUpstream: UpstreamCalling {
             return .failed(.lost, reason: "http.failed")
         }
     }
+
+    /// The key, the JSON body's type, what the answer may be; and a dialect's required version header
+    /// (Anthropic answers 400 to a Messages request without `anthropic-version`).
+    private func headers(for route: MeteredRoute, accept: String) -> [HTTPHeader] {
+        var headers = [
+            HTTPHeader(authHeader, authValue),
+            HTTPHeader("Content-Type", "application/json"),
+            HTTPHeader("Accept", accept),
+        ]
+        if route.dialect == .anthropicMessages {
+            headers.append(HTTPHeader("anthropic-version", Self.anthropicVersion))
+        }
+        return headers
+    }
+
+    /// The Messages API version the dialect reads (the one Anthropic's documentation uses).
+    static let anthropicVersion = "2023-06-01"
 
     static func failure(_ error: HTTPError) -> UpstreamFailure {
         if error.reason == .responseTooLarge { return .tooLarge }
@@ -90,11 +104,7 @@ package struct HTTPUpstream: UpstreamCalling {
         let request = HTTPRequest(
             method: "POST",
             url: baseURL + route.upstreamPath,
-            headers: [
-                HTTPHeader(authHeader, authValue),
-                HTTPHeader("Content-Type", "application/json"),
-                HTTPHeader("Accept", "text/event-stream"),
-            ],
+            headers: headers(for: route, accept: "text/event-stream"),
             body: body,
             timeout: limit,
             connectTimeout: min(connectTimeout, limit),
