@@ -191,6 +191,8 @@ final class BlockingCollectingWriter: ResponseStreamWriter, BlockingStreamWriter
         #expect(completion == .failed(FunctionError(type: "Upstream.StreamLimit", message: "stream.max_bytes")))
         #expect(pieces == ["12345"])
         #expect(source.cancelled)
+        // The line counts what was passed on, not the piece that was not.
+        #expect(logs.objects.contains { $0["end"]?.stringValue == "max_bytes" && $0["bytes"]?.intValue == 5 })
     }
 
     @Test func aBrokenUpstreamEndsWithTheFailureTrailer() async {
@@ -270,5 +272,20 @@ final class BlockingCollectingWriter: ResponseStreamWriter, BlockingStreamWriter
         #expect(scan(["data: ok\n\nev", "ent: er", "ror\n"]) == [false, false, true])
         #expect(scan(["data: {\"err", "or\":{\"code\":503}}\n\n"]) == [false, true])
         #expect(scan(["data: {\"type\":\"error\",\"error\":{}}\n\n"]) == [true])
+    }
+
+    @Test func carriageReturnsEndLinesAndJSONMayHaveBlanks() {
+        // CR alone and CRLF end lines as LF does (the usage reader reads them the same way).
+        #expect(scan(["data: ok\r\rdata: {\"error\":{\"message\":\"boom\"}}\r\r"]) == [true])
+        #expect(scan(["data: ok\r\n\r\nevent: error\r\ndata: {}\r\n\r\n"]) == [true])
+        #expect(scan(["data: ok\r", "event: error\r"]) == [false, true])
+        // Blanks JSON allows between the tokens.
+        #expect(scan(["data: { \"error\": {}}\n\n"]) == [true])
+        #expect(scan(["data:{\t\"type\" : \"error\",\"error\":{}}\n\n"]) == [true])
+        #expect(scan(["event:  error \n"]) == [true])
+        // Not errors: another type, another first member, an event type that only starts with `error`.
+        #expect(scan(["data: {\"type\": \"message_delta\",\"error\":1}\n\n"]) == [false])
+        #expect(scan(["data: {\"id\":\"x\",\"error\":null}\n\n"]) == [false])
+        #expect(scan(["event: errors_summary\n"]) == [false])
     }
 }

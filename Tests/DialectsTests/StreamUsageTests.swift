@@ -166,6 +166,51 @@ import Testing
         #expect(reader.usage == Usage(inputTokens: 3, outputTokens: 4))
     }
 
+    /// The last report wins, readable or not: a final report the reader cannot read never leaves an earlier,
+    /// lower one standing (running usage on every chunk, as Gemini and some OpenAI-compatible servers send).
+    @Test(arguments: [
+        #"data: {"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":"5000"}}"#,
+        #"data: {"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":-5}}"#,
+        #"data: {"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":5000}"#,
+    ])
+    func anUnreadableLastReportLeavesNoUsage(_ last: String) {
+        var reader = StreamUsage(dialect: .openAIChat)
+        reader.feed(Array((#"data: {"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":1}}"# + "\n\n").utf8))
+        #expect(reader.usage == Usage(inputTokens: 100, outputTokens: 1))
+        reader.feed(Array((#"data: {"choices":[{"delta":{"content":"hi"}}],"usage":null}"# + "\n\n").utf8))
+        #expect(reader.usage == Usage(inputTokens: 100, outputTokens: 1))
+        reader.feed(Array((last + "\n\ndata: [DONE]\n\n").utf8))
+        #expect(reader.usage == nil)
+        // A readable report after it counts again.
+        reader.feed(Array((#"data: {"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":7}}"# + "\n\n").utf8))
+        #expect(reader.usage == Usage(inputTokens: 100, outputTokens: 7))
+    }
+
+    @Test func aGeminiFinishWhoseUsageCannotBeReadLeavesNoUsage() {
+        var reader = StreamUsage(dialect: .geminiGenerate)
+        let first =
+            #"data: {"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":1}}"#
+        reader.feed(Array((first + "\r\n\r\n").utf8))
+        let finish =
+            #"data: {"candidates":[{"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":4000,"thoughtsTokenCount":-1}}"#
+        reader.feed(Array((finish + "\r\n\r\n").utf8))
+        #expect(reader.usage == nil)
+    }
+
+    @Test func aLastReportTooLargeToReadLeavesNoUsage() {
+        var reader = StreamUsage(dialect: .geminiGenerate, maxEventBytes: 512)
+        let first =
+            #"data: {"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":1}}"#
+        reader.feed(Array((first + "\n\n").utf8))
+        let text = String(repeating: "t", count: 2_000)
+        let finish =
+            #"data: {"candidates":[{"content":{"parts":[{"text":""#
+            + text
+            + #""}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":900}}"#
+        reader.feed(Array((finish + "\n\n").utf8))
+        #expect(reader.usage == nil)
+    }
+
     @Test func dataOfEventsNeverReadIsNotHeld() {
         // A Responses stream repeats the whole text in `response.output_text.done`: far over the bound here,
         // and skipped as it arrives, so the terminal event after it is still read.

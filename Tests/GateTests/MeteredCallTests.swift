@@ -216,6 +216,34 @@ import WireContract
         #expect(s.ceiling.used("2026-11-30") == (released ? 1 : 4))
     }
 
+    /// The provider's content type reaches the client only as a clean header value: a bare CR, a control
+    /// byte or non-ASCII would let the provider write a line of its own into the response head.
+    @Test(
+        arguments: [
+            ("application/json; charset=utf-8", "application/json; charset=utf-8"),
+            ("text/event-stream\rSet-Cookie: injected=1", nil),
+            ("text/plain\u{01}", nil),
+            ("text/plain; name=é", nil),
+            ("", nil),
+        ] as [(String, String?)]
+    )
+    func theProvidersContentTypePassesOnlyWhenClean(_ sent: String, _ passed: String?) async {
+        let s = stack(
+            evidence: .genuine(proof: .appAttest),
+            upstream: .answered(status: 200, contentType: sent, body: Array("{}".utf8))
+        )
+        let response = await s.call.handle(
+            request(),
+            route: route,
+            now: noon,
+            deadline: .after(.seconds(5)),
+            logger: s.logger
+        )
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == passed)
+        #expect(MeteredCall.passedOn(sent) == passed)
+    }
+
     @Test func aBodyOverTheRoutesLimitIsRefusedBeforeAnythingIsSpent() async {
         let s = stack(evidence: .genuine(proof: .appAttest))
         var route = self.route

@@ -7,8 +7,10 @@ internal import AttestCore
 /// sets); OpenAI Responses: the `response.completed` / `response.incomplete` / `response.failed` event;
 /// Anthropic: `message_start`'s usage updated by the cumulative `message_delta` usage; Gemini: the
 /// `usageMetadata` of the chunk that finishes the candidate. `usage` stays `nil` until the stream has
-/// said its final usage, and for `opaque`. An event larger than `maxEventBytes` is skipped unread (so a
-/// usage it held is missing, and the gate keeps the reservation).
+/// said its final usage, and for `opaque`. The last report wins: an event that reports usage the reader
+/// cannot read (a count that is not one, JSON that does not parse, an event larger than `maxEventBytes`)
+/// clears what an earlier event said, so a stream whose final report is unreadable settles to nothing
+/// (the gate keeps the reservation) rather than to an earlier, lower count.
 package struct StreamUsage: Sendable {
     package let dialect: Dialect
     package let maxEventBytes: Int
@@ -113,26 +115,34 @@ package struct StreamUsage: Sendable {
     }
 
     private mutating func receive(eventType: String?, slice data: ArraySlice<UInt8>) {
-        guard dialect.isKnown, wants(eventType), data.count <= maxEventBytes, data.first == UInt8(ascii: "{"),
-            mayMatter(data), let json = try? JSONValue.parse(data)
-        else { return }
+        guard dialect.isKnown, wants(eventType) else { return }
+        guard data.count <= maxEventBytes else { return forgetUsage() }
+        guard data.first == UInt8(ascii: "{"), mayMatter(data) else { return }
+        guard let json = try? JSONValue.parse(data) else { return forgetUsage() }
         switch dialect {
         case .opaque:
             return
         case .openAIChat:
-            if let found = OpenAIChat.usage(json) { usage = found }
+            if let reported = json["usage"], reported != .null { usage = OpenAIChat.usage(json) }
         case .openAIResponses:
             guard let type = json["type"]?.stringValue, OpenAIResponses.terminalEvents.contains(type),
                 let response = json["response"]
             else { return }
-            if let found = OpenAIResponses.usage(response) { usage = found }
+            usage = OpenAIResponses.usage(response)
         case .anthropicMessages:
             anthropic.receive(json)
             usage = anthropic.finalUsage
         case .geminiGenerate:
-            if let found = GeminiGenerate.usage(json) { geminiLatest = found }
+            if let reported = json["usageMetadata"], reported != .null { geminiLatest = GeminiGenerate.usage(json) }
             if GeminiGenerate.isFinal(json) || usage != nil { usage = geminiLatest }
         }
+    }
+
+    /// An event that may have reported usage could not be read: what earlier events said is no longer
+    /// the latest report (a later readable one counts again; Anthropic's are cumulative).
+    private mutating func forgetUsage() {
+        usage = nil
+        geminiLatest = nil
     }
 
     /// Whether an event can change what is read: every dialect's usage sits under a key starting `"usage`
@@ -177,7 +187,13 @@ package struct StreamUsage: Sendable {
         }
         if skippingLine { return }
         if line.isEmpty {
-            if hasData && !dataTooLong { receive(eventType: eventType, slice: data[dataStart...]) }
+            if hasData {
+                if !dataTooLong {
+                    receive(eventType: eventType, slice: data[dataStart...])
+                } else if dialect.isKnown, wants(eventType) {
+                    forgetUsage()  // too large to read: it may have been the last report
+                }
+            }
             data.removeAll(keepingCapacity: data.capacity <= Self.keptCapacity)
             dataStart = 0
             hasData = false

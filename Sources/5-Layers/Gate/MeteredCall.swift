@@ -293,7 +293,7 @@ package struct MeteredCall: Sendable {
             // The provider is streaming: both units stay spent; the money reservation settles to the final
             // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
             record.fields["stream"] = .bool(true)
-            if let contentType { headers["content-type"] = contentType }
+            headers["content-type"] = Self.passedOn(contentType) ?? "text/event-stream"
             let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
             return MeteredResponse(status: status, headers: headers, body: [], stream: metered)
         }
@@ -301,7 +301,7 @@ package struct MeteredCall: Sendable {
             record.fields["decision"] = .string("upstream_unavailable")
             return .error(verdict.timedOut ? 504 : 502, "upstream_unavailable", headers: headers)
         }
-        if let contentType { headers["content-type"] = contentType }
+        if let contentType = Self.passedOn(contentType) { headers["content-type"] = contentType }
         await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
         return MeteredResponse(status: status, headers: headers, body: body)
     }
@@ -383,6 +383,16 @@ package struct MeteredCall: Sendable {
         } catch {
             logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
         }
+    }
+
+    /// The provider's `Content-Type` when it is a header value the client can be given as is: visible ASCII
+    /// with inner blanks, at most 256 bytes. Anything else (a bare CR, a control byte, non-ASCII) is dropped,
+    /// so a provider cannot write a line of its own into the client's response head.
+    static func passedOn(_ contentType: String?) -> String? {
+        guard let contentType, !contentType.isEmpty, contentType.utf8.count <= 256,
+            contentType.utf8.allSatisfy({ (0x20...0x7e).contains($0) || $0 == 0x09 })
+        else { return nil }
+        return contentType
     }
 
     /// Below this the upstream is not called (a call that cannot finish would only spend the provider).

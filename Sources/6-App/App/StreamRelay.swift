@@ -47,11 +47,12 @@ enum StreamRelay {
                 (end, completion) = ("complete", .finished)
                 break
             }
-            bytes += chunk.count
-            if bytes > upstream.maxBytes {
+            // `bytes` counts what was passed on: a piece over the limit is not.
+            if bytes + chunk.count > upstream.maxBytes {
                 (end, completion) = ("max_bytes", limit("stream.max_bytes"))
                 break
             }
+            bytes += chunk.count
             let providerError = scanner.scan(chunk)
             do {
                 try await writer.write(chunk)
@@ -129,11 +130,11 @@ private final class Forwarding: Sendable {
         let maxBytes = upstream.maxBytes
         let providerError = state.withLock { state -> Bool? in
             guard state.stop == nil else { return nil }
-            state.bytes += piece.count
-            if state.bytes > maxBytes {
+            if state.bytes + piece.count > maxBytes {
                 state.stop = ("max_bytes", StreamRelay.limit("stream.max_bytes"))
                 return nil
             }
+            state.bytes += piece.count
             return state.scanner.scan(piece.assumingMemoryBound(to: UInt8.self))
         }
         guard let providerError else { return false }
@@ -170,13 +171,13 @@ private final class Forwarding: Sendable {
 }
 
 /// Spots a provider's error event in server-sent events without keeping them: only the first bytes of
-/// each line are looked at (Anthropic `event: error`; OpenAI and Gemini `data: {"error"…`), so a line
-/// start split across two pieces is still seen, and memory stays a few bytes.
+/// each line are looked at (Anthropic and OpenAI Responses `event: error`; OpenAI and Gemini
+/// `data: {"error"…`; Anthropic and Responses `data: {"type":"error"…`, with any blanks JSON allows
+/// between the tokens), so a line start split across two pieces is still seen, and memory stays a few
+/// bytes. Lines end in LF, CR or CRLF, as the event-stream format says.
 struct SSEErrorScanner {
-    private static let patterns: [[UInt8]] = [
-        "event: error", "event:error", #"data: {"error""#, #"data:{"error""#, #"data: {"type":"error""#,
-    ].map { Array($0.utf8) }
-    private static let longest = patterns.map(\.count).max()!
+    /// The most of a line's start kept: enough for `data:` and `{"type" : "error"` with some blanks.
+    private static let longest = 64
 
     /// The start of the current line, up to `longest` bytes, until it has been checked.
     private var lineHead: [UInt8] = []
@@ -187,27 +188,78 @@ struct SSEErrorScanner {
         chunk.withUnsafeBufferPointer { scan($0) }
     }
 
-    /// Only line starts are read: the newlines are found with `memchr`, so a long event costs a few
+    /// Only line starts are read: the line ends are found with `memchr`, so a long event costs a few
     /// vector compares per cache line, not a Swift loop per byte.
     mutating func scan(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
         var found = false
         var position = 0
         while position < chunk.count {
-            let newline = Bytes.offset(of: 0x0a, in: chunk, from: position)
-            let segmentEnd = newline ?? chunk.count
+            let lineFeed = Bytes.offset(of: 0x0a, in: chunk, from: position) ?? chunk.count
+            let lineEnd = Bytes.offset(of: 0x0d, in: chunk, from: position, to: lineFeed) ?? lineFeed
+            let end: Int? = lineEnd < chunk.count ? lineEnd : nil
+            let segmentEnd = end ?? chunk.count
             if !checked {
                 let take = min(segmentEnd - position, Self.longest - lineHead.count)
                 lineHead += UnsafeBufferPointer(rebasing: chunk[position..<(position + take)])
-                if lineHead.count >= Self.longest || newline != nil {
-                    if Self.patterns.contains(where: { lineHead.starts(with: $0) }) { found = true }
+                if lineHead.count >= Self.longest || end != nil {
+                    if Self.isErrorLine(lineHead) { found = true }
                     checked = true
                 }
             }
-            guard let newline else { break }
+            guard let end else { break }
             lineHead.removeAll(keepingCapacity: true)
             checked = false
-            position = newline + 1
+            position = end + 1
         }
         return found
+    }
+
+    /// `event:` then `error`; or `data:` then a JSON object whose first member is `"error"` or is
+    /// `"type"` with the value `"error"`.
+    static func isErrorLine(_ line: [UInt8]) -> Bool {
+        var cursor = LineCursor(line)
+        if cursor.take("event:") {
+            cursor.skipBlanks()
+            return cursor.take("error") && (cursor.atEnd || cursor.takeBlank())
+        }
+        guard cursor.take("data:") else { return false }
+        cursor.skipBlanks()
+        guard cursor.take("{") else { return false }
+        cursor.skipBlanks()
+        if cursor.take(#""error""#) { return true }
+        guard cursor.take(#""type""#) else { return false }
+        cursor.skipBlanks()
+        guard cursor.take(":") else { return false }
+        cursor.skipBlanks()
+        return cursor.take(#""error""#)
+    }
+
+    private struct LineCursor {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index >= bytes.count }
+
+        mutating func take(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            let matches = literal.withUTF8Buffer { literal in
+                (0..<count).allSatisfy { bytes[index + $0] == literal[$0] }
+            }
+            if matches { index += count }
+            return matches
+        }
+
+        mutating func takeBlank() -> Bool {
+            guard !atEnd, bytes[index] == 0x20 || bytes[index] == 0x09 else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func skipBlanks() {
+            while takeBlank() {}
+        }
     }
 }
