@@ -303,6 +303,48 @@ struct StreamingBootstrapTests {
         #expect(stream["clientGone"]?.boolValue == true)
     }
 
+    /// A client that stops reading without hanging up: the harness front stops taking the POST's bytes, so
+    /// the bootstrap's last write waits. The upstream is closed at `maxStreamSeconds` and the POST given up
+    /// a moment after (`StreamedResponse.sendBy`), so the same instance serves the next call at once, not
+    /// after Lambda's timeout (here the harness's 30 s) and a restart.
+    @Test func aClientThatStopsReadingDoesNotHoldTheFunctionPastMaxStreamSeconds() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream, maxStreamSeconds: 2)
+        let started = ContinuousClock.now
+        // Read the head, then nothing: 16 kB events as fast as the provider can send them fill every
+        // buffer on the way within the limit.
+        let stalled = ResponseBodyStream(capacity: 1 << 16)
+        let head = try await harness.transport.open(
+            HTTPRequest(
+                method: "POST",
+                url: harness.http + "/v1/tutor",
+                headers: [HTTPHeader("X-Device-ID", Self.device())],
+                body: Array(#"{"stream":true,"forever":true,"eventBytes":16000,"intervalMs":0}"#.utf8),
+                timeout: .seconds(60)
+            ),
+            into: stalled
+        )
+        defer { stalled.cancel() }
+        #expect(head.status == 200)
+        try await Task.sleep(for: .milliseconds(500))
+        let next = try await harness.stream(
+            "/v1/tutor",
+            device: Self.device(),
+            body: #"{"stream":true,"events":2,"intervalMs":0}"#
+        )
+        let waited = ContinuousClock.now - started
+        #expect(next.failure == nil && next.head.status == 200)
+        // maxStreamSeconds (2) + drainTime (1) + libcurl's progress tick (≤ 1) + slack.
+        #expect(waited < .seconds(7), "the next call was served \(waited) after the stalled one started")
+        let instances = try await harness.get("/instances")
+        #expect(instances.arrayValue?.first?["restarts"]?.intValue == 0, "\(instances)")
+        let logs = try await harness.get("/logs")
+        let abandoned = logs.arrayValue?.contains { entry in
+            entry["line"]?.stringValue?.contains("runtime.stream_abandoned") == true
+        }
+        #expect(abandoned == true, "no log line says the POST was given up")
+    }
+
     /// The POST to the Runtime API starts only once the provider's request is about to go out: a provider
     /// that cannot be reached gets no stream started, and the client a buffered JSON answer with its units back.
     @Test func aProviderThatCannotBeReachedGetsABufferedAnswerAndNoStream() async throws {

@@ -2,11 +2,33 @@ internal import CCurl
 internal import CShims
 internal import Synchronization
 
-/// Set from any thread when the calling task is cancelled; read by the progress callback.
+/// Set from any thread when the calling task is cancelled, or given a time after which the transfer is
+/// given up (`cancel(at:)`); read by the progress callback.
 final class CancellationFlag: Sendable {
     private let value = Atomic<Bool>(false)
+    /// Nanoseconds after `origin` from which the flag reads as set; `Int64.max`: never.
+    private let deadline = Atomic<Int64>(.max)
+    private static let origin = ContinuousClock.now
+
     func cancel() { value.store(true, ordering: .sequentiallyConsistent) }
-    var isCancelled: Bool { value.load(ordering: .sequentiallyConsistent) }
+
+    /// The flag reads as set from `instant` on (the progress callback sees it within about a second).
+    func cancel(at instant: ContinuousClock.Instant) {
+        deadline.store(Self.nanoseconds(instant), ordering: .sequentiallyConsistent)
+    }
+
+    var isCancelled: Bool {
+        if value.load(ordering: .sequentiallyConsistent) { return true }
+        let deadline = deadline.load(ordering: .relaxed)
+        return deadline != .max && Self.nanoseconds(.now) >= deadline
+    }
+
+    private static func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (instant - origin).components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max - 1 }
+        return scaled + attoseconds / 1_000_000_000
+    }
 }
 
 /// What one transfer collects while libcurl runs it; reached from the C callbacks through `userdata`.

@@ -249,6 +249,13 @@ public final class StartedUpload: Sendable {
         return try result.get()
     }
 
+    /// Gives the upload up at `instant` if it is still running then: libcurl's progress callback aborts it
+    /// within about a second and the body closes, so a blocked writer resumes (a peer that stopped reading
+    /// cannot hold the sender past it).
+    public func abandon(at instant: ContinuousClock.Instant) {
+        cancellation.cancel(at: instant)
+    }
+
     /// The transfer's own thread: the outcome.
     fileprivate func complete(_ result: Result<HTTPResponse, HTTPError>) {
         let waiter = state.withLock { state -> CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>? in

@@ -67,6 +67,7 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
         let upload: StartedUpload
 
         func complete(_ response: StreamedResponse) async throws(RuntimeAPIError) {
+            if let sendBy = response.sendBy { upload.abandon(at: sendBy) }
             let writer = StreamWriter(body: body)
             var completion = StreamCompletion.finished
             do {
@@ -91,6 +92,9 @@ package struct CurlRuntimeAPIClient: RuntimeAPIClient {
             do {
                 answer = try await upload.response()
             } catch {
+                if let sendBy = response.sendBy, ContinuousClock.now >= sendBy {
+                    throw RuntimeAPIError(.streamAbandoned, detail: error.description)
+                }
                 throw RuntimeAPIError(.unreachable, detail: error.description)
             }
             try CurlRuntimeAPIClient.check(answer)

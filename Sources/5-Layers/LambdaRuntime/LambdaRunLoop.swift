@@ -1,4 +1,5 @@
 package import AttestCore
+internal import FoundationEssentials
 internal import HTTPClient
 
 /// The runtime loop: `next` → handler → `response` | `error`, until the Runtime API fails.
@@ -117,7 +118,10 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
                     return await endStarted(started, with: report, log)
                 }
                 try await client.respond(requestID: context.requestID, body: body)
-            case .streamed(let streamed):
+            case .streamed(var streamed):
+                // Given up before Lambda's own deadline at the latest, so the runtime lives on to the next one.
+                let last = ContinuousClock.now + context.remainingTime(now: Date()) - StreamedResponse.abandonMargin
+                streamed.sendBy = min(streamed.sendBy ?? last, last)
                 // The body is produced inside this call: its log lines carry the request id too.
                 let failure = await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
                     () async -> RuntimeAPIError? in

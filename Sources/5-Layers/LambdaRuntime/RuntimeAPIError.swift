@@ -15,6 +15,9 @@ package struct RuntimeAPIError: Error, Hashable, CustomStringConvertible {
         package static let unexpectedStatus = Reason("runtime.api_unexpected_status")
         /// A streamed response can take no more bytes: its POST has ended (answered or failed).
         package static let streamClosed = Reason("runtime.stream_closed")
+        /// A streamed POST was given up at its `sendBy`: the Runtime API had not taken the whole body (a
+        /// client that stopped reading), so the runtime goes on to the next invocation without its answer.
+        package static let streamAbandoned = Reason("runtime.stream_abandoned")
         /// `/next` answered without `Lambda-Runtime-Aws-Request-Id`.
         package static let missingRequestID = Reason("runtime.missing_request_id")
         /// `/next` answered without a usable `Lambda-Runtime-Deadline-Ms`.

@@ -55,16 +55,26 @@ package struct StreamedResponse: Sendable {
     package var prelude: [UInt8]
     /// Produces the body through the writer, and says how it ended.
     package var body: @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+    /// By when the Runtime API must have taken the whole response: past it the POST is given up (within
+    /// about a second), so a client that stopped reading cannot hold the function until Lambda's timeout.
+    /// The run loop never lets it pass the invocation's deadline. nil: the invocation's deadline.
+    package var sendBy: ContinuousClock.Instant?
 
     package init(
         contentType: String,
         prelude: [UInt8] = [],
+        sendBy: ContinuousClock.Instant? = nil,
         body: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion
     ) {
         self.contentType = contentType
         self.prelude = prelude
+        self.sendBy = sendBy
         self.body = body
     }
+
+    /// A streamed response not taken this long before the invocation's deadline is given up (libcurl sees
+    /// it within about a second): the runtime is then still alive when Lambda's deadline comes.
+    package static let abandonMargin: Duration = .milliseconds(1500)
 
     /// The content type Lambda reads as "a JSON prelude, eight NUL bytes, then the body".
     package static let httpIntegrationContentType = "application/vnd.awslambda.http-integration-response"
@@ -75,11 +85,13 @@ package struct StreamedResponse: Sendable {
         status: Int,
         headers: [(String, String)],
         cookies: [String] = [],
+        sendBy: ContinuousClock.Instant? = nil,
         body: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion
     ) -> StreamedResponse {
         StreamedResponse(
             contentType: httpIntegrationContentType,
             prelude: httpIntegrationPrelude(status: status, headers: headers, cookies: cookies),
+            sendBy: sendBy,
             body: body
         )
     }

@@ -11,7 +11,10 @@ extension APIGatewayResponse {
         for name in answer.headers.keys.sorted() { headers.append(name, answer.headers[name]!) }
         var stream: ResponseStreamBody?
         if let upstream = answer.stream {
-            stream = ResponseStreamBody { writer in await StreamRelay.relay(upstream, to: writer, logger: logger) }
+            // The stream stops at its own deadline; its last bytes and trailers then get `drainTime` to leave.
+            stream = ResponseStreamBody(sendBy: upstream.deadline + StreamRelay.drainTime) { writer in
+                await StreamRelay.relay(upstream, to: writer, logger: logger)
+            }
         }
         self.init(status: answer.status, headers: headers, body: answer.body, stream: stream)
     }

@@ -14,6 +14,11 @@ internal import Synchronization
 /// - `upstream_failed`: the provider's connection broke (reset, timeout); error trailers;
 /// - `client_closed`: the Runtime API took no more bytes; the upstream connection is closed.
 enum StreamRelay {
+    /// How long after a stream's deadline its last bytes and trailers may still take to leave before the
+    /// response is given up (`StreamedResponse.sendBy`): a client that stopped reading holds the function
+    /// for `maxStreamSeconds` plus this, not until Lambda's timeout.
+    static let drainTime: Duration = .seconds(1)
+
     static func relay(
         _ upstream: UpstreamStream,
         to writer: any ResponseStreamWriter,

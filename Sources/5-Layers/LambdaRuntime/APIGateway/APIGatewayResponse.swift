@@ -28,7 +28,7 @@ package struct APIGatewayResponse: Sendable, Hashable {
     /// The streamed response Lambda turns into this status, these headers and the streamed body.
     package func streamed(_ stream: ResponseStreamBody) -> StreamedResponse {
         let pairs = headers.names.map { ($0, headers[$0] ?? "") }
-        return .http(status: status, headers: pairs, cookies: cookies, body: stream.produce)
+        return .http(status: status, headers: pairs, cookies: cookies, sendBy: stream.sendBy, body: stream.produce)
     }
 
     /// `{"error":"<code>"}` with `Content-Type: application/json`: the only error shape clients see.
@@ -84,8 +84,14 @@ package struct APIGatewayResponse: Sendable, Hashable {
 /// The producer of a streamed body; equal only to itself (responses stay `Hashable`).
 package final class ResponseStreamBody: Sendable, Hashable {
     package let produce: @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+    /// By when the body must have been taken (`StreamedResponse.sendBy`).
+    package let sendBy: ContinuousClock.Instant?
 
-    package init(_ produce: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion) {
+    package init(
+        sendBy: ContinuousClock.Instant? = nil,
+        _ produce: @escaping @Sendable (any ResponseStreamWriter) async -> StreamCompletion
+    ) {
+        self.sendBy = sendBy
         self.produce = produce
     }
 
