@@ -25,6 +25,21 @@ import Testing
         )
     }
 
+    /// A secret read during an invocation (the Google key, loaded on the first Play call) ends within it.
+    @Test func aReadEndsWithinTheCurrentDeadline() async throws {
+        let ok = Fixture.ok(#"{"SecretString":"k"}"#)
+        let transport = ScriptedTransport([.respond(ok), .respond(ok)])
+        _ = try await Deadline.$current.withValue(.after(.milliseconds(400))) {
+            try await source(transport).readSecret()
+        }
+        let bounded = try #require(transport.requests.first?.timeout)
+        #expect(bounded <= .milliseconds(400))
+        // Outside an invocation (cold start), the source's own 5 s (one attempt is capped lower).
+        _ = try await source(transport).readSecret()
+        let own = try #require(transport.requests.last?.timeout)
+        #expect(own > .seconds(1))
+    }
+
     @Test func anUnknownSecretIsNotFound() async {
         let body = #"{"__type":"ResourceNotFoundException","Message":"not found"}"#
         let transport = ScriptedTransport([.respond(HTTPResponse(status: 400, body: Array(body.utf8)))])

@@ -136,6 +136,26 @@ final class CountingBudget: DeviceCheckBudget {
         #expect(budget.count(other) == 1)
     }
 
+    /// With too little of the invocation left to ask Apple, nothing is spent and Apple is not called.
+    @Test(arguments: [0, 50])
+    func tooLittleTimeLeftSpendsNoBudget(millisecondsLeft: Int) async {
+        let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
+        let budget = CountingBudget(limit: 30)
+        let client = Self.client(transport, budget: budget)
+        let result = await Deadline.$current.withValue(.after(.milliseconds(millisecondsLeft))) {
+            await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+        }
+        #expect(result == .unavailable(.serviceUnavailable))
+        #expect(budget.count(Self.deviceID) == 0)
+        #expect(transport.sent.isEmpty)
+        // With time left it is asked, and pays.
+        let asked = await Deadline.$current.withValue(.after(.seconds(5))) {
+            await client.validate(deviceToken: Self.deviceToken, deviceID: Self.deviceID, now: Self.now)
+        }
+        #expect(asked == .genuine)
+        #expect(budget.count(Self.deviceID) == 1)
+    }
+
     @Test func aFailingBudgetStoreIsUnavailableWithoutCallingApple() async {
         let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
         let client = Self.client(transport, budget: CountingBudget(fails: true))

@@ -123,6 +123,9 @@ final class ScriptedHandler: LambdaHandler {
         #expect(context.remainingTime(now: now) == .seconds(3))
         #expect(context.outboundTimeout(now: now, margin: .milliseconds(500)) == .milliseconds(2500))
         #expect(context.outboundTimeout(now: now, margin: .milliseconds(500), cap: .seconds(1)) == .seconds(1))
+        // A handler's work stops `answerMargin` before Lambda's deadline.
+        let work = context.workDeadline(now: now).remaining
+        #expect(work <= .seconds(3) - InvocationContext.answerMargin && work > .seconds(2))
         let late = Date(timeIntervalSince1970: 1_700_000_011)
         #expect(context.remainingTime(now: late) == .zero)
         #expect(context.outboundTimeout(now: late) == .milliseconds(1))

@@ -167,6 +167,16 @@ import WireContract
         #expect(rig.transport.sent.last?.timeout == .seconds(5))
     }
 
+    /// With too little of the invocation left, neither the device's budget nor the project's quota is spent
+    /// and Google is not asked.
+    @Test(arguments: [0, 50])
+    func tooLittleTimeLeftSpendsNothing(millisecondsLeft: Int) async {
+        let rig = Rig(respond: Self.fixtureResponse("decode_standard_pass_minimal.json"))
+        let result = await Deadline.$current.withValue(.after(.milliseconds(millisecondsLeft))) { await rig.verify() }
+        #expect(result == .unavailable(.noTimeLeft))
+        #expect(rig.budget.used("device-1") == 0 && rig.quota.count == 0 && rig.transport.sent.isEmpty)
+    }
+
     @Test func transportFailureIsUnavailable() async {
         let rig = Rig { _ in throw HTTPError(.timeout, detail: "test") }
         #expect(await rig.verify() == .unavailable(.decodeTransport))

@@ -6,9 +6,10 @@ package import HTTPClient
 /// Validates DeviceCheck device tokens (`POST {DEVICECHECK_ENDPOINT}/v1/validate_device_token`).
 ///
 /// Order: a token that is not base64 or is too long is `rejected` without cost; our JWT is signed (a
-/// failure is `unavailable`, the budget untouched); one unit of the device ID's daily budget is spent
-/// (exhausted `rejected`, store error `unavailable`); then Apple is called, within the invocation's
-/// deadline. 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
+/// failure is `unavailable`, the budget untouched); with less than `minimumAttempt` left of the invocation
+/// it is `unavailable` and nothing is spent; one unit of the device ID's daily budget is spent (exhausted
+/// `rejected`, store error `unavailable`), and the time is checked again (`DeviceCheckCharge.admit`: a call
+/// Apple never gets costs nothing); then Apple is called, within the invocation's deadline. 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
 /// `unavailable`.
 package struct DeviceCheckClient: Sendable {
     private let configuration: DeviceCheckConfiguration
@@ -34,6 +35,9 @@ package struct DeviceCheckClient: Sendable {
         self.logger = logger
     }
 
+    /// Below this much time left, Apple is not asked (an answer could not arrive) and nothing is spent.
+    package static let minimumAttempt: Duration = .milliseconds(100)
+
     /// Validates `deviceToken` (`X-Device-Check-Token`) for `deviceID` (whose budget pays) at `now`.
     package func validate(deviceToken: String, deviceID: String, now: Date) async -> DeviceCheckResult {
         guard deviceToken.utf8.count <= DeviceCheckConfiguration.maxTokenCharacters,
@@ -48,11 +52,18 @@ package struct DeviceCheckClient: Sendable {
             return .unavailable(.signingFailed)
         }
         do {
-            if try await budget.spendOne(deviceID: deviceID, now: now) == .exhausted {
-                return .rejected(.budgetExhausted)
-            }
+            _ = try await DeviceCheckCharge.admit(
+                DeviceCheckCharge(budget: budget, deviceID: deviceID),
+                now: now,
+                deadline: Deadline.forCall(fallback: configuration.timeout),
+                minimumAttempt: Self.minimumAttempt
+            )
         } catch {
-            return .unavailable(.budgetStoreFailed)
+            switch error {
+            case .deadline: return .unavailable(.serviceUnavailable)
+            case .budgetExhausted: return .rejected(.budgetExhausted)
+            case .budgetStoreFailed: return .unavailable(.budgetStoreFailed)
+            }
         }
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }
@@ -66,7 +77,8 @@ package struct DeviceCheckClient: Sendable {
             url: base + "/v1/validate_device_token",
             headers: [HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json")],
             body: body.serializedBytes,
-            // Never past the invocation's deadline, at most `configuration.timeout`.
+            // Never past the invocation's deadline (at least `minimumAttempt` of it is left), at most
+            // `configuration.timeout`.
             timeout: Deadline.timeout(atMost: configuration.timeout),
             maxResponseBytes: 16 * 1024
         )

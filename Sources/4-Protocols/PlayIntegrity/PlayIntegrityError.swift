@@ -17,6 +17,8 @@ package struct PlayIntegrityError: Error, Hashable, CustomStringConvertible {
         package static let budgetStoreFailed = Reason("play.budget_store_failed")
         package static let quotaSoftCapReached = Reason("play.quota_soft_cap")
         package static let quotaStoreFailed = Reason("play.quota_store_failed")
+        /// Too little of the invocation was left to decode: nothing was spent.
+        package static let noTimeLeft = Reason("play.no_time_left")
         // The decode call.
         package static let decodeInvalidToken = Reason("play.decode_invalid_token")
         package static let decodeUnauthorized = Reason("play.decode_unauthorized")

@@ -106,6 +106,9 @@ package struct PlayIntegrityVerifier: Sendable {
             return (.unavailable(.credentialsUnavailable), nil)
         }
 
+        // A decode that could not be answered in time is not paid for: the time is checked before the
+        // device's budget and the project's quota are spent, and again after.
+        guard Self.timeLeftToDecode else { return (.unavailable(.noTimeLeft), nil) }
         do {
             if try await budget.spendOne(deviceID: deviceID, now: now) == .exhausted {
                 return (.rejected(.budgetExhausted), nil)
@@ -119,6 +122,7 @@ package struct PlayIntegrityVerifier: Sendable {
         case .capReached: return (.unavailable(.quotaSoftCapReached), nil)
         case .storeFailed: return (.unavailable(.quotaStoreFailed), nil)
         }
+        guard Self.timeLeftToDecode else { return (.unavailable(.noTimeLeft), nil) }
 
         let payload: IntegrityPayload
         switch await decode(token, accessToken: accessToken) {
@@ -157,6 +161,14 @@ package struct PlayIntegrityVerifier: Sendable {
     }
 
     /// Step 5: the decode call and the mapping of its failures.
+    /// Below this much of the invocation left, Google is not asked (an answer could not arrive in time).
+    package static let minimumAttempt: Duration = .milliseconds(100)
+
+    private static var timeLeftToDecode: Bool {
+        guard let current = Deadline.current else { return true }
+        return current.remaining >= minimumAttempt
+    }
+
     private func decode(_ token: String, accessToken: String) async -> DecodeAnswer {
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }

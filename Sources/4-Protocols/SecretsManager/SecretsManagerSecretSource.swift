@@ -10,7 +10,8 @@ package struct SecretsManagerSecretSource: SecretSource {
 
     /// - Parameters:
     ///   - secretID: the secret's ARN (or name).
-    ///   - timeout: the time allowed for one read, retries included.
+    ///   - timeout: the time allowed for one read, retries included; never past the current work's deadline
+    ///     (`Deadline.current`: a secret read lazily during an invocation ends within it).
     package init(client: SecretsManagerClient, secretID: String, timeout: Duration = .seconds(5)) {
         self.client = client
         self.secretID = secretID
@@ -19,7 +20,7 @@ package struct SecretsManagerSecretSource: SecretSource {
 
     package func readSecret() async throws(SecretSourceError) -> [UInt8] {
         do {
-            return try await client.getSecretValue(secretID, deadline: .after(timeout)).bytes
+            return try await client.getSecretValue(secretID, deadline: .after(Deadline.timeout(atMost: timeout))).bytes
         } catch {
             let notFound = error.reason == .resourceNotFound
             throw SecretSourceError(notFound ? .notFound : .unavailable, detail: error.reason.slug)

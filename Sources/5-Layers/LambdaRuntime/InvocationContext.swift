@@ -50,6 +50,16 @@ package struct InvocationContext: Sendable {
         return .milliseconds(Int64(seconds * 1000))
     }
 
+    /// The deadline of a handler's work started at `now`: the invocation's, less `answerMargin`, so that a
+    /// store or provider call that runs to it still leaves the time to answer and log before Lambda stops
+    /// the function (a timeout there would be a 5xx from API Gateway instead of our answer).
+    package func workDeadline(now: Date) -> Deadline {
+        .after(remainingTime(now: now) - Self.answerMargin)
+    }
+
+    /// Kept back from every outbound call of an invocation to write the answer and the decision line.
+    package static let answerMargin: Duration = .milliseconds(250)
+
     /// The total timeout for an outbound call started at `now`: the time left minus `margin` (kept to
     /// answer the client before Lambda kills the process), at most `cap`, and never below 1 ms so that
     /// a call made too late fails at once as a timeout instead of having no timeout at all.

@@ -16,7 +16,7 @@ struct GateEndpointHandler: APIRouteHandler {
     func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
         let now = clock.now()
         let device = request.headers[WireHeader.deviceID.key]
-        let deadline = Deadline.after(context.remainingTime(now: now))
+        let deadline = context.workDeadline(now: now)
         let answer = await Deadline.$current.withValue(deadline) {
             switch endpoint {
             case .challenge(let challenge):

@@ -27,7 +27,7 @@ struct MeteredRouteHandler: APIRouteHandler {
             metered,
             route: route,
             now: now,
-            deadline: .after(context.remainingTime(now: now)),
+            deadline: context.workDeadline(now: now),
             logger: logger
         )
         return APIGatewayResponse(answer, logger: logger)
