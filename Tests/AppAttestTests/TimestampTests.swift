@@ -34,8 +34,18 @@ struct TimestampTests {
         "2026-12-01T07:53:41 00:00", "2026-12-01T07:53:41.+00:00", "2026-12-01T07:53:41.Z", "2026-12-01T07:53:41+0a:00",
         "2026-12-01T07:53:41+00:00Z", "2026-12-01 07:53:41Z", "2026-13-01T07:53:41Z", "yesterday",
         "2026-12-01T07:53:41.1234567890123456789012+00:00",
+        // Dates that do not exist are refused, never moved into the next month.
+        "2023-02-29T00:00:00Z", "2024-02-30T12:00:00Z", "2024-04-31T00:00:00+05:30", "2100-02-29T00:00:00Z",
+        "2026-06-31T00:00:00Z", "2026-12-00T00:00:00Z",
     ])
     func malformedIsNil(_ text: String) {
         #expect(Timestamp.parse(text) == nil, "\(text)")
+    }
+
+    @Test func leapDaysThatExistParse() throws {
+        let leap = try #require(Timestamp.parse("2024-02-29T00:00:00Z"))
+        #expect(Timestamp.format(leap) == "2024-02-29T00:00:00Z")
+        #expect(Timestamp.parse("2000-02-29T23:59:59Z") != nil)
+        #expect(Timestamp.parse("2026-01-31T00:00:00Z") != nil)
     }
 }

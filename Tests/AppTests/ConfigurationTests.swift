@@ -54,7 +54,7 @@ import Testing
                 "GATE_MODE": "enforce", "CHALLENGE_TTL_SECONDS": "120", "APPLE_TEAM_ID": "TEAM123456",
                 "APPLE_BUNDLE_IDS": "com.example.a, com.example.b", "APP_ATTEST_ENVIRONMENT": "development",
                 "APP_ATTEST_TRUST_ROOT": "/tmp/root.pem", "ANDROID_PACKAGE": "com.example.app",
-                "ANDROID_CERT_SHA256": "AbC,dEf", "GOOGLE_SERVICE_ACCOUNT_FILE": "/tmp/sa.json",
+                "ANDROID_CERT_SHA256": "\(Self.digestA),\(Self.digestB)", "GOOGLE_SERVICE_ACCOUNT_FILE": "/tmp/sa.json",
                 "GOOGLE_TOKEN_ENDPOINT": "http://127.0.0.1:8444/token",
                 "PLAY_INTEGRITY_ENDPOINT": "http://127.0.0.1:8444",
                 "PLAY_DECODE_BUDGET_PER_DEVICE": "5", "PLAY_DECODE_DAILY_SOFT_CAP": "100", "DEVICECHECK_KEY_ID": "KEY",
@@ -75,7 +75,7 @@ import Testing
         #expect(config.appleAppID?.bundleIDs == ["com.example.a", "com.example.b"])
         #expect(config.appAttestEnvironment == .development)
         #expect(config.appAttestTrustRoot == "/tmp/root.pem")
-        #expect(config.playIntegrity?.certificateSHA256 == ["AbC", "dEf"])
+        #expect(config.playIntegrity?.certificateSHA256 == [Self.digestA, Self.digestB])
         #expect(config.playIntegrity?.serviceAccount == .file("/tmp/sa.json"))
         #expect(config.playDecodeBudgetPerDevice == 5)
         #expect(config.playDecodeDailySoftCap == 100)
@@ -126,11 +126,22 @@ import Testing
         #expect(reasons(Self.minimal.with(variable, value)) == [expected])
     }
 
-    /// A SHA-1 fingerprint copied from Play Console (20 bytes) is named, not silently never matched.
-    @Test func aSHA1FingerprintInAndroidCertSHA256IsNamed() {
-        let sha1 = "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01"
+    /// SHA-256 digests of "a" and "b", base64url as Play Integrity reports them.
+    static let digestA = "ypeBEsobvcr6wjGzmiPcTaeG7_gUfE5yuYB3ha_uSLs"
+    static let digestB = "PiPoFgA5WUoziU9lZOGxNIu9egCI1CxKy3PurtWcAJ0"
+
+    /// A SHA-1 fingerprint copied from Play Console (20 bytes), in any spelling, or a value that is no
+    /// digest at all is named, not silently never matched.
+    @Test(arguments: [
+        "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01",
+        "abcdef0123456789abcdef0123456789abcdef01",
+        "q83vASNFZ4mrze8BI0VniavN7wE",
+        "AbC",
+    ])
+    func aDigestThatIsNotSHA256InAndroidCertSHA256IsNamed(_ digest: String) {
         #expect(
-            reasons(Self.minimal.with("ANDROID_CERT_SHA256", sha1)).contains("config.invalid_value ANDROID_CERT_SHA256")
+            reasons(Self.minimal.with("ANDROID_CERT_SHA256", "\(Self.digestA),\(digest)"))
+                .contains("config.invalid_value ANDROID_CERT_SHA256")
         )
     }
 

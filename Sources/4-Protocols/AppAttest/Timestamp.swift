@@ -22,7 +22,8 @@ package enum Timestamp {
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61,
+            (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day), hour < 24,
+            minute < 60, second < 61,
             let (offsetStart, offsetSeconds) = offset(bytes, number: number), offsetStart >= 19
         else { return nil }
         var fraction = 0.0
@@ -66,6 +67,16 @@ package enum Timestamp {
         let (year, month, day) = civilFromDays(days)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+    }
+
+    /// 28 to 31 (February 29 in leap years of the proleptic Gregorian calendar): a date that does not
+    /// exist is refused, never moved into the next month.
+    private static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian calendar).

@@ -30,11 +30,16 @@ extension Configuration {
 
         let serviceAccount = reader.secret("GOOGLE_SERVICE_ACCOUNT")
         let certificates = reader.list("ANDROID_CERT_SHA256")
-        for digest in certificates ?? [] where CertificateDigest.normalized(digest) == nil {
+        // Play Integrity reports a SHA-256 digest: anything else (a SHA-1 fingerprint, a typo) could never
+        // match, and would reject every Android call instead of failing at start.
+        for digest in certificates ?? [] {
+            let bytes = CertificateDigest.normalized(digest).flatMap { Bytes.fromBase64URL($0) }
+            guard bytes?.count != 32 else { continue }
             reader.problem(
                 .invalidValue,
                 "ANDROID_CERT_SHA256",
-                "colon-separated fingerprints must be SHA-256 (32 bytes of hex), not SHA-1"
+                "each digest must be SHA-256 (32 bytes: colon-separated hex as Play Console shows it, hex, "
+                    + "or base64 / base64url as Play Integrity reports it), not SHA-1"
             )
         }
         if let package = env["ANDROID_PACKAGE"], let certificates, let serviceAccount {
