@@ -145,6 +145,47 @@ struct StreamingHandler: LambdaHandler {
         #expect(chunks[1] == Array(#"{"error":"not_found"}"#.utf8))
     }
 
+    /// A Function URL serves only the routes that say so (streamed ones): any other route through it is a
+    /// `404`, so the URL cannot bypass the HTTP API's stage throttle and authorizer for buffered routes.
+    @Test func aFunctionURLServesOnlyTheRoutesThatSaySo() async throws {
+        struct Echo: APIRouteHandler {
+            let servedThroughFunctionURL: Bool
+            func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
+                APIGatewayResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("ok".utf8))
+            }
+        }
+        var router = Router<any APIRouteHandler>()
+        try router.add("POST", "/v1/stream", Echo(servedThroughFunctionURL: true))
+        try router.add("POST", "/v1/buffered", Echo(servedThroughFunctionURL: false))
+        let handler = APIGatewayLambdaHandler(router: router)
+        func event(_ path: String, domain: String) -> String {
+            #"{"version":"2.0","rawPath":"\#(path)","requestContext":{"domainName":"\#(domain)","#
+                + #""http":{"method":"POST"}}}"#
+        }
+        let url = "abc.lambda-url.eu-west-1.on.aws"
+        let api = "abc.execute-api.eu-west-1.amazonaws.com"
+        let client = FakeRuntimeAPIClient([
+            invocation("r1", body: event("/v1/stream", domain: url)),
+            invocation("r2", body: event("/v1/buffered", domain: url)),
+            invocation("r3", body: event("/v1/buffered", domain: api)),
+        ])
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        var statuses: [Int?] = []
+        for post in client.posts {
+            switch post {
+            case .streamed(_, _, let chunks, _):
+                statuses.append(
+                    try JSONValue.parse(Array(chunks[0].dropLast(8)))["statusCode"]?.intValue.map { Int($0) }
+                )
+            case .response(_, let body):
+                statuses.append(try JSONValue.parse(body)["statusCode"]?.intValue.map { Int($0) })
+            default:
+                statuses.append(nil)
+            }
+        }
+        #expect(statuses == [200, 404, 200])
+    }
+
     @Test func theBufferedHandleOfAStreamedRouteCollectsItsBody() async throws {
         struct Streaming: APIRouteHandler {
             func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {

@@ -9,6 +9,9 @@ struct MeteredRouteHandler: APIRouteHandler {
     let clock: any WallClock
     let paidClaim: Configuration.PaidClaim?
 
+    /// A streamed route is what the Function URL is for; a buffered one is served by the HTTP APIs only.
+    var servedThroughFunctionURL: Bool { route.stream }
+
     func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse {
         let now = clock.now()
         var headers: [String: String] = [:]

@@ -4,6 +4,15 @@ internal import Synchronization
 /// Handles one routed API Gateway request. It never throws: every failure is a response.
 package protocol APIRouteHandler: Sendable {
     func handle(_ request: APIGatewayRequest, context: InvocationContext) async -> APIGatewayResponse
+
+    /// Whether the route answers events from a Lambda Function URL: only streamed routes do (the URL
+    /// exists for them). Every other route is served through the HTTP APIs, whose stage throttle and JWT
+    /// authorizer a URL would bypass; through a URL it is `404 not_found`. False unless a handler says so.
+    var servedThroughFunctionURL: Bool { get }
+}
+
+extension APIRouteHandler {
+    package var servedThroughFunctionURL: Bool { false }
 }
 
 /// The `LambdaHandler` for API Gateway: decode the event, route it, run the route, encode the answer.
@@ -52,6 +61,8 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         }
         let response: APIGatewayResponse
         switch resolve(request) {
+        case .matched(let handler, _) where request.viaFunctionURL && !handler.servedThroughFunctionURL:
+            response = .error(404, "not_found")
         case .matched(let handler, let parameters):
             request.pathParameters = parameters
             response = await handler.handle(request, context: context)
