@@ -45,6 +45,28 @@ import Testing
         #expect(pacific.secondsUntilNextDay(after: Date(timeIntervalSince1970: 1_772_956_800)) == 23 * 3600)
     }
 
+    /// Zones whose clocks change at local midnight: the next day begins at the second midnight when they
+    /// go back, at 01:00 when they go forward (seconds from Python's zoneinfo, 2026 rules).
+    @Test(
+        arguments: [
+            ("Africa/Cairo", 1_793_307_590, 3_610),  // 23:59:50 EEST; back to 23:00 EET at 24:00
+            ("Africa/Cairo", 1_776_978_000, 3_600),  // 23:00 EET; forward to 01:00 EEST at 24:00
+            ("America/Santiago", 1_775_356_200, 5_400),
+            ("America/Santiago", 1_788_665_400, 1_800),
+            ("Asia/Beirut", 1_792_873_800, 5_400),
+            ("America/Nuuk", 1_792_881_000, 12_600),
+        ] as [(String, Int64, Int)]
+    )
+    func secondsUntilNextDayWhereTheClocksChangeAtMidnight(_ zone: String, _ unix: Int64, _ expected: Int) throws {
+        let calendar = try LocalCalendar(zone: zone)
+        let instant = Date(timeIntervalSince1970: Double(unix))
+        #expect(calendar.secondsUntilNextDay(after: instant) == expected)
+        // One second before the answer it is still the same day; at the answer it is the next one.
+        let next = instant.addingTimeInterval(Double(expected))
+        #expect(calendar.day(at: next.addingTimeInterval(-1)) == calendar.day(at: instant))
+        #expect(calendar.day(at: next).daysSinceEpoch == calendar.day(at: instant).daysSinceEpoch + 1)
+    }
+
     @Test func acceptsLiteralPosixRulesAndRejectsGarbage() throws {
         #expect(try TimeZoneRule(zone: "JST-9").standardOffset == 9 * 3600)
         #expect(try TimeZoneRule(zone: "<+0545>-5:45").standardOffset == 5 * 3600 + 45 * 60)

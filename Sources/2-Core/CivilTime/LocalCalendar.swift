@@ -23,14 +23,26 @@ package struct LocalCalendar: Sendable, Hashable {
         return CivilDate(daysSinceEpoch: TimeZoneRule.floorDiv(local, 86_400))
     }
 
-    /// Whole seconds from `instant` until the next local midnight (at least 1), for `Retry-After`.
+    /// Whole seconds from `instant` until the next local day begins (at least 1), for `Retry-After`.
+    ///
+    /// Found by bisection on `day(at:)`, not by converting midnight with an offset: where the clocks go
+    /// back at local midnight (Cairo, Santiago, Beirut, …) the day begins at the second midnight, an hour
+    /// after the first, and where they go forward at midnight it begins at 01:00.
     package func secondsUntilNextDay(after instant: Date) -> Int {
         let seconds = Self.unixSeconds(instant)
-        let nextDay = day(at: instant).daysSinceEpoch + 1
-        // Local midnight converted with the offset now, then with the offset in force just before it.
-        let guess = nextDay * 86_400 - Int64(rule.offset(atUnixSeconds: seconds))
-        let midnight = nextDay * 86_400 - Int64(rule.offset(atUnixSeconds: guess - 1))
-        return Int(max(1, midnight - seconds))
+        let nextDay = dayNumber(atUnixSeconds: seconds) + 1
+        // Local days are at most 27 hours long (a whole-day jump aside): the next one has begun by then.
+        var low = seconds + 1
+        var high = seconds + 3 * 86_400
+        while low < high {
+            let middle = low + (high - low) / 2
+            if dayNumber(atUnixSeconds: middle) >= nextDay { high = middle } else { low = middle + 1 }
+        }
+        return Int(max(1, low - seconds))
+    }
+
+    private func dayNumber(atUnixSeconds seconds: Int64) -> Int64 {
+        TimeZoneRule.floorDiv(seconds + Int64(rule.offset(atUnixSeconds: seconds)), 86_400)
     }
 
     static func unixSeconds(_ instant: Date) -> Int64 {
