@@ -1,3 +1,5 @@
+import CivilTime
+import DeviceCheck
 import FoundationEssentials
 import Synchronization
 
@@ -199,6 +201,29 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
             let row = rows[deviceID] ?? Row(firstSeen: today)
             rows[deviceID] = row
             return DeviceProfile(firstSeen: row.firstSeen, tier: row.tier, tierReason: row.reason)
+        }
+    }
+}
+
+/// A device's DeviceCheck queries per day in memory (`DEVICECHECK#{day}` on the table), with the same
+/// contract as `DynamoDeviceCheckBudget` (`StoreContractTests` runs the same checks against both).
+final class InMemoryDeviceCheckBudget: DeviceCheckBudget {
+    private let spent = Mutex<[String: Int]>([:])
+    let perDevice: Int
+    private let calendar: LocalCalendar
+
+    init(perDevice: Int = 30, calendar: LocalCalendar = .utc) {
+        self.perDevice = perDevice
+        self.calendar = calendar
+    }
+
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
+        let key = deviceID + "|" + calendar.day(at: now).iso
+        return spent.withLock { spent in
+            let used = spent[key, default: 0]
+            guard used < perDevice else { return .exhausted }
+            spent[key] = used + 1
+            return .spent
         }
     }
 }

@@ -1,5 +1,6 @@
 import AWSJSON
 import CivilTime
+import DeviceCheck
 import FoundationEssentials
 import PlayIntegrity
 import TestSupport
@@ -12,10 +13,11 @@ import Testing
 /// back). The same checks run against all three, so a fake can never promise what the real store does not.
 ///
 /// To add a check: write one `@Test(arguments: StoreKind.all)` function that makes its store with
-/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `tiers(fixture)`, `decodeBudget(fixture)` or
-/// `decodeQuota(fixture)` and states the contract of the protocol (AllowanceStore.swift, DeviceTierStore.swift
-/// and CeilingStore.swift in `Sources/5-Layers/Gate`, DecodeBudget.swift and DecodeQuotaGuard.swift in
-/// `Sources/4-Protocols/PlayIntegrity`); `fixture.expectResends()` at its end shows the resend variant
+/// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `tiers(fixture)`, `decodeBudget(fixture)`,
+/// `decodeQuota(fixture)` or `deviceCheckBudget(fixture)` and states the contract of the protocol
+/// (AllowanceStore.swift, DeviceTierStore.swift and CeilingStore.swift in `Sources/5-Layers/Gate`,
+/// DecodeBudget.swift and DecodeQuotaGuard.swift in `Sources/4-Protocols/PlayIntegrity`, DeviceCheckBudget.swift
+/// in `Sources/4-Protocols/DeviceCheck`); `fixture.expectResends()` at its end shows the resend variant
 /// really resent. To add a store, add a factory that returns the fake or its twin.
 enum StoreKind: String, CustomTestStringConvertible, Sendable {
     case inMemory = "in-memory"
@@ -83,6 +85,11 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
     func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DecodeBudget {
         fixture.table.map { DynamoDecodeBudget(table: $0, perDevice: perDevice, calendar: .utc) }
             ?? InMemoryDecodeBudget(perDevice: perDevice)
+    }
+
+    func deviceCheckBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DeviceCheckBudget {
+        fixture.table.map { DynamoDeviceCheckBudget(table: $0, perDevice: perDevice, calendar: .utc) }
+            ?? InMemoryDeviceCheckBudget(perDevice: perDevice)
     }
 
     func decodeQuota(_ fixture: StoreKind.Fixture) -> any DecodeQuotaStore {
@@ -410,6 +417,28 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         // The next (UTC) day starts a new budget; the same day later on does not.
         #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
         #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        fixture.expectResends()
+    }
+
+    // MARK: DeviceCheckBudget
+
+    @Test(arguments: StoreKind.all)
+    func aDevicesDeviceCheckBudgetIsPerDeviceAndDay(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let budget = deviceCheckBudget(fixture, perDevice: 2)
+        let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
+        var answers: [DeviceCheckBudgetDecision] = []
+        for _ in 0..<3 { answers.append(try await budget.spendOne(deviceID: "d1", now: noon)) }
+        #expect(answers == [.spent, .spent, .exhausted])
+        #expect(try await budget.spendOne(deviceID: "d2", now: noon) == .spent)
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
+        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        // Another Lambda instance spends from the same budget.
+        if let sibling = try fixture.sibling() {
+            let other = DynamoDeviceCheckBudget(table: sibling, perDevice: 2, calendar: .utc)
+            #expect(try await other.spendOne(deviceID: "d2", now: noon) == .spent)
+            #expect(try await other.spendOne(deviceID: "d2", now: noon) == .exhausted)
+        }
         fixture.expectResends()
     }
 
