@@ -17,6 +17,8 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
         var queue: [Result<RawInvocation, RuntimeAPIError>] = []
         var posts: [Post] = []
         var postFailure: RuntimeAPIError?
+        /// Each streamed response's `sendBy`, in order.
+        var sendBys: [ContinuousClock.Instant?] = []
     }
 
     private let state = Mutex(State())
@@ -34,6 +36,7 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
     }
 
     var posts: [Post] { state.withLock { $0.posts } }
+    var sendBys: [ContinuousClock.Instant?] { state.withLock { $0.sendBys } }
 
     func next() async throws(RuntimeAPIError) -> RawInvocation {
         let answer = state.withLock { state -> Result<RawInvocation, RuntimeAPIError> in
@@ -49,6 +52,7 @@ final class FakeRuntimeAPIClient: RuntimeAPIClient {
     /// Runs the body against an in-memory writer that keeps every chunk; `acceptedChunks` makes the
     /// writer refuse (`.streamClosed`) after that many, as a POST that ended would.
     func respond(requestID: String, streaming response: StreamedResponse) async throws(RuntimeAPIError) {
+        state.withLock { $0.sendBys.append(response.sendBy) }
         let writer = RecordingStreamWriter(limit: acceptedChunks)
         var completion = StreamCompletion.finished
         do {

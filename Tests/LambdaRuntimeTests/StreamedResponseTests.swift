@@ -36,6 +36,33 @@ struct StreamingHandler: LambdaHandler {
         Array(#"{"cookies":[],"headers":{"Content-Type":"text/event-stream"},"statusCode":200}"#.utf8)
         + [UInt8](repeating: 0, count: 8)
 
+    /// A streamed response is given up `abandonMargin` before the invocation's deadline at the latest (read
+    /// from the run loop's clock), and earlier when its producer says so.
+    @Test func theRunLoopGivesAStreamUpBeforeTheInvocationsDeadline() async throws {
+        struct TenSecondsLeft: WallClock {
+            func now() -> Date { Date(timeIntervalSince1970: 1_899_999_990) }  // the deadline is 1_900_000_000
+        }
+        struct Producer: LambdaHandler {
+            func handle(_ event: [UInt8], context: InvocationContext) async throws -> [UInt8] { event }
+            func respond(to event: [UInt8], context: InvocationContext) async throws -> LambdaResponse {
+                let own: ContinuousClock.Instant? = event == Array("own".utf8) ? .now + .seconds(2) : nil
+                return .streamed(StreamedResponse(contentType: "text/plain", sendBy: own) { _ in .finished })
+            }
+        }
+        let client = FakeRuntimeAPIClient([invocation("r1", body: "none"), invocation("r2", body: "own")])
+        let started = ContinuousClock.now
+        _ = await LambdaRunLoop(client: client, handler: Producer(), logger: logger, clock: TenSecondsLeft()).run()
+        let took = ContinuousClock.now - started
+        let sendBys = client.sendBys
+        #expect(sendBys.count == 2)
+        // 10 s left by the clock, less the margin, counted from a moment inside the run.
+        let capped = try #require(sendBys.first ?? nil) - started
+        let expected = .seconds(10) - StreamedResponse.abandonMargin
+        #expect(capped >= expected - .milliseconds(1) && capped <= expected + took)
+        let own = try #require(sendBys.last ?? nil) - started
+        #expect(own > .seconds(1) && own <= .seconds(3))
+    }
+
     @Test func aStreamedResponseIsPostedPreludeFirstThenChunkByChunk() async {
         let client = FakeRuntimeAPIClient([invocation("r1", body: "go")])
         _ = await LambdaRunLoop(client: client, handler: StreamingHandler(), logger: logger).run()

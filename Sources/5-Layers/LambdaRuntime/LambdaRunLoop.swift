@@ -1,5 +1,4 @@
 package import AttestCore
-internal import FoundationEssentials
 internal import HTTPClient
 
 /// The runtime loop: `next` → handler → `response` | `error`, until the Runtime API fails.
@@ -33,17 +32,21 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
     private let handler: Handler
     private let logger: Logger
     private let traceIDExporter: any TraceIDExporter
+    /// Converts the invocation's wall-clock deadline for a streamed response's `sendBy`.
+    private let clock: any WallClock
 
     package init(
         client: Client,
         handler: Handler,
         logger: Logger,
-        traceIDExporter: any TraceIDExporter = EnvironmentTraceIDExporter()
+        traceIDExporter: any TraceIDExporter = EnvironmentTraceIDExporter(),
+        clock: any WallClock = SystemClock()
     ) {
         self.client = client
         self.handler = handler
         self.logger = logger
         self.traceIDExporter = traceIDExporter
+        self.clock = clock
     }
 
     /// Serves invocations until the Runtime API fails.
@@ -120,7 +123,8 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
                 try await client.respond(requestID: context.requestID, body: body)
             case .streamed(var streamed):
                 // Given up before Lambda's own deadline at the latest, so the runtime lives on to the next one.
-                let last = ContinuousClock.now + context.remainingTime(now: Date()) - StreamedResponse.abandonMargin
+                let left = context.remainingTime(now: clock.now())
+                let last = ContinuousClock.now + left - StreamedResponse.abandonMargin
                 streamed.sendBy = min(streamed.sendBy ?? last, last)
                 // The body is produced inside this call: its log lines carry the request id too.
                 let failure = await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
