@@ -40,7 +40,12 @@ import Testing
             #expect(!Bytes.contains(buffer, Array("abd".utf8)))
             #expect(!Bytes.contains(buffer, []))
             #expect(!Bytes.contains(buffer, text + [0]))
+            // Line ends: the first LF or CR, whichever comes first; the end when there is none.
+            #expect(Bytes.lineEnd(in: buffer, from: 0) == 2)
+            #expect(Bytes.lineEnd(in: buffer, from: 3) == 8)
+            #expect(Bytes.lineEnd(in: buffer, from: 9) == 9)
         }
+        Array("a\rb\nc".utf8).withUnsafeBufferPointer { #expect(Bytes.lineEnd(in: $0, from: 0) == 1) }
         #expect(!Bytes.contains(UnsafeBufferPointer(start: nil, count: 0), Array("a".utf8)))
     }
 

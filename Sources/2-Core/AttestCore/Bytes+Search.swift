@@ -16,6 +16,13 @@ extension Bytes {
         }
     }
 
+    /// The offset of the first LF or CR at or after `start`, or the buffer's end when there is none: where
+    /// a line of the event-stream format ends (LF, CR or CRLF). Two `memchr`s: LF, then a CR before it.
+    package static func lineEnd(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let lineFeed = offset(of: 0x0A, in: buffer, from: start) ?? buffer.count
+        return offset(of: 0x0D, in: buffer, from: start, to: lineFeed) ?? lineFeed
+    }
+
     /// Whether `needle` occurs in `haystack` (false for an empty needle): `memchr` to each candidate first
     /// byte, then `memcmp` for the rest (glibc's `memmem` is not exported).
     package static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {

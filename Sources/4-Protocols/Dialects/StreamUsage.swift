@@ -64,19 +64,13 @@ package struct StreamUsage: Sendable {
                     continue
                 }
             }
-            let end = Self.lineEnd(buffer, from: index)
+            let end = Bytes.lineEnd(in: buffer, from: index)
             if end > index { append(UnsafeBufferPointer(rebasing: buffer[index..<end])) }
             guard end < buffer.count else { return }
             endLine()
             afterCarriageReturn = buffer[end] == 0x0D
             index = end + 1
         }
-    }
-
-    /// The offset of the first LF or CR at or after `start`, or the buffer's end when there is none.
-    private static func lineEnd(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        let lineFeed = Bytes.offset(of: 0x0A, in: buffer, from: start) ?? buffer.count
-        return Bytes.offset(of: 0x0D, in: buffer, from: start, to: lineFeed) ?? lineFeed
     }
 
     /// Part of the current line: kept up to `maxEventBytes + 16` bytes (beyond, the line is too long).

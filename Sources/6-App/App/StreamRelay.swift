@@ -199,8 +199,7 @@ struct SSEErrorScanner {
         var found = false
         var position = 0
         while position < chunk.count {
-            let lineFeed = Bytes.offset(of: 0x0a, in: chunk, from: position) ?? chunk.count
-            let lineEnd = Bytes.offset(of: 0x0d, in: chunk, from: position, to: lineFeed) ?? lineFeed
+            let lineEnd = Bytes.lineEnd(in: chunk, from: position)
             let end: Int? = lineEnd < chunk.count ? lineEnd : nil
             let segmentEnd = end ?? chunk.count
             if !checked {
