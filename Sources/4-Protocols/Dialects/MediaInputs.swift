@@ -33,53 +33,21 @@ enum MediaInputs {
     static func checkGemini(_ request: [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
         guard !policy.acceptsMedia else { return }
         for field in ["contents", "systemInstruction", "system_instruction"] {
-            if let value = request[field], let key = firstKey(in: geminiKeys, of: value) {
-                throw DialectRefusal(.mediaInput, detail: "\(field) \(key)")
+            guard let value = request[field] else { continue }
+            let key = RequestFields.firstMatch(in: value) { members in
+                members.first { geminiKeys.contains($0.key) && $0.value != .null }?.key
             }
+            if let key { throw DialectRefusal(.mediaInput, detail: "\(field) \(key)") }
         }
     }
 
     /// Any object in the document whose `type` is one of `types`. JSON Schema types (`object`, `string`,
     /// …) never are, so a tool's parameter schema does not match.
     private static func refuse(typeIn types: Set<String>, in value: JSONValue) throws(DialectRefusal) {
-        if let type = firstType(in: types, of: value) {
-            throw DialectRefusal(.mediaInput, detail: "type \(type.prefix(40))")
+        let type = RequestFields.firstMatch(in: value) { members in
+            guard case .string(let type)? = members["type"], types.contains(type) else { return nil }
+            return type
         }
-    }
-
-    private static func firstType(in types: Set<String>, of value: JSONValue) -> String? {
-        switch value {
-        case .object(let members):
-            if case .string(let type)? = members["type"], types.contains(type) { return type }
-            for member in members.values {
-                if let found = firstType(in: types, of: member) { return found }
-            }
-            return nil
-        case .array(let values):
-            for element in values {
-                if let found = firstType(in: types, of: element) { return found }
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    private static func firstKey(in keys: Set<String>, of value: JSONValue) -> String? {
-        switch value {
-        case .object(let members):
-            for (key, member) in members {
-                if keys.contains(key), member != .null { return key }
-                if let found = firstKey(in: keys, of: member) { return found }
-            }
-            return nil
-        case .array(let values):
-            for element in values {
-                if let found = firstKey(in: keys, of: element) { return found }
-            }
-            return nil
-        default:
-            return nil
-        }
+        if let type { throw DialectRefusal(.mediaInput, detail: "type \(type.prefix(40))") }
     }
 }

@@ -89,13 +89,26 @@ enum RequestFields {
 
     /// Whether `key` names a member of any object in the document.
     static func containsKey(_ key: String, in value: JSONValue) -> Bool {
+        firstMatch(in: value) { $0[key] != nil ? key : nil } != nil
+    }
+
+    /// What `match` first finds in an object of the document, the outer object before its members, depth
+    /// first; nil when no object matches.
+    static func firstMatch(in value: JSONValue, _ match: ([String: JSONValue]) -> String?) -> String? {
         switch value {
         case .object(let members):
-            return members[key] != nil || members.values.contains { containsKey(key, in: $0) }
+            if let found = match(members) { return found }
+            for member in members.values {
+                if let found = firstMatch(in: member, match) { return found }
+            }
+            return nil
         case .array(let values):
-            return values.contains { containsKey(key, in: $0) }
+            for element in values {
+                if let found = firstMatch(in: element, match) { return found }
+            }
+            return nil
         default:
-            return false
+            return nil
         }
     }
 }
