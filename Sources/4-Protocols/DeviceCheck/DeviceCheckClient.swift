@@ -9,8 +9,8 @@ package import HTTPClient
 /// failure is `unavailable`, the budget untouched); with less than `minimumAttempt` left of the invocation
 /// it is `unavailable` and nothing is spent; one unit of the device ID's daily budget is spent (exhausted
 /// `rejected`, store error `unavailable`), and the time is checked again (`DeviceCheckCharge.admit`: a call
-/// Apple never gets costs nothing); then Apple is called, within the invocation's deadline. 200 → `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout →
-/// `unavailable`.
+/// Apple never gets costs nothing); then Apple is called, within the invocation's deadline. 200 →
+/// `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout → `unavailable`.
 package struct DeviceCheckClient: Sendable {
     private let configuration: DeviceCheckConfiguration
     private let key: P256PrivateKey

@@ -160,15 +160,16 @@ package struct PlayIntegrityVerifier: Sendable {
         case failed(PlayIntegrityResult)
     }
 
-    /// Step 5: the decode call and the mapping of its failures.
     /// Below this much of the invocation left, Google is not asked (an answer could not arrive in time).
     package static let minimumAttempt: Duration = .milliseconds(100)
 
+    /// Whether the current work (the invocation, when there is one) leaves `minimumAttempt` for a decode.
     private static var timeLeftToDecode: Bool {
         guard let current = Deadline.current else { return true }
         return current.remaining >= minimumAttempt
     }
 
+    /// Step 5: the decode call and the mapping of its failures.
     private func decode(_ token: String, accessToken: String) async -> DecodeAnswer {
         var base = configuration.endpoint
         while base.hasSuffix("/") { base.removeLast() }
