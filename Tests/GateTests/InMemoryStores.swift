@@ -2,6 +2,7 @@ import CivilTime
 import DeviceCheck
 import FoundationEssentials
 import Synchronization
+import TestSupport
 
 @testable import Gate
 
@@ -208,22 +209,13 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
 /// A device's DeviceCheck queries per day in memory (`DEVICECHECK#{day}` on the table), with the same
 /// contract as `DynamoDeviceCheckBudget` (`StoreContractTests` runs the same checks against both).
 final class InMemoryDeviceCheckBudget: DeviceCheckBudget {
-    private let spent = Mutex<[String: Int]>([:])
-    let perDevice: Int
-    private let calendar: LocalCalendar
+    private let counter: PerDeviceDayCounter
 
     init(perDevice: Int = 30, calendar: LocalCalendar = .utc) {
-        self.perDevice = perDevice
-        self.calendar = calendar
+        counter = PerDeviceDayCounter(perDevice: perDevice, calendar: calendar)
     }
 
     func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
-        let key = deviceID + "|" + calendar.day(at: now).iso
-        return spent.withLock { spent in
-            let used = spent[key, default: 0]
-            guard used < perDevice else { return .exhausted }
-            spent[key] = used + 1
-            return .spent
-        }
+        counter.spend(deviceID: deviceID, now: now) ? .spent : .exhausted
     }
 }

@@ -6,31 +6,51 @@ internal import Synchronization
 /// A per-device, per-day decode budget in memory, with the contract of the gate's DynamoDB one
 /// (`DynamoDecodeBudget`): `GateTests/StoreContractTests` runs the same checks against both.
 package final class InMemoryDecodeBudget: DecodeBudget {
-    private let spent = Mutex<[String: Int]>([:])
+    private let counter: PerDeviceDayCounter
     package let perDevice: Int
     package let failing: Bool
-    private let calendar: LocalCalendar
 
     package init(perDevice: Int = 30, failing: Bool = false, calendar: LocalCalendar = .utc) {
+        self.counter = PerDeviceDayCounter(perDevice: perDevice, calendar: calendar)
         self.perDevice = perDevice
         self.failing = failing
-        self.calendar = calendar
     }
 
     package struct StoreDown: Error {}
 
     package func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
         if failing { throw StoreDown() }
-        let key = deviceID + "|" + calendar.day(at: now).iso
-        return spent.withLock { spent in
-            let used = spent[key, default: 0]
-            guard used < perDevice else { return .exhausted }
-            spent[key] = used + 1
-            return .spent
-        }
+        return counter.spend(deviceID: deviceID, now: now) ? .spent : .exhausted
     }
 
     /// Decodes `deviceID` spent, over every day.
+    package func used(_ deviceID: String) -> Int { counter.used(deviceID) }
+}
+
+/// A per-device daily budget in memory, as the table keeps one (`DEVICE#{id}` / `{prefix}{day}`, at most
+/// `perDevice` a day in `calendar`): the fake behind every per-device day budget's in-memory store.
+package final class PerDeviceDayCounter: Sendable {
+    private let spent = Mutex<[String: Int]>([:])
+    package let perDevice: Int
+    private let calendar: LocalCalendar
+
+    package init(perDevice: Int, calendar: LocalCalendar = .utc) {
+        self.perDevice = perDevice
+        self.calendar = calendar
+    }
+
+    /// Spends one unit of `deviceID`'s budget for the day containing `now`; false once it is gone.
+    package func spend(deviceID: String, now: Date) -> Bool {
+        let key = deviceID + "|" + calendar.day(at: now).iso
+        return spent.withLock { spent in
+            let used = spent[key, default: 0]
+            guard used < perDevice else { return false }
+            spent[key] = used + 1
+            return true
+        }
+    }
+
+    /// Units `deviceID` spent, over every day.
     package func used(_ deviceID: String) -> Int {
         spent.withLock { $0.filter { $0.key.hasPrefix(deviceID + "|") }.values.reduce(0, +) }
     }
