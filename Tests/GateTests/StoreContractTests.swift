@@ -409,15 +409,25 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
     func aDevicesDecodeBudgetIsPerDay(_ kind: StoreKind) async throws {
         let fixture = try await StoreKind.Fixture(kind)
         let budget = decodeBudget(fixture, perDevice: 2)
-        let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
-        var answers: [DecodeBudgetDecision] = []
-        for _ in 0..<3 { answers.append(try await budget.spendOne(deviceID: "d1", now: noon)) }
-        #expect(answers == [.spent, .spent, .exhausted])
-        #expect(try await budget.spendOne(deviceID: "d2", now: noon) == .spent)
-        // The next (UTC) day starts a new budget; the same day later on does not.
-        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
-        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        try await Self.expectTwoADayPerDevice { try await budget.spendOne(deviceID: $0, now: $1) == .spent }
         fixture.expectResends()
+    }
+
+    static let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
+
+    /// The contract of a per-device daily budget of 2 (`spend` says whether a unit was spent): two units
+    /// per device ID and UTC day, each device its own, the next day a new budget.
+    static func expectTwoADayPerDevice(
+        _ spend: (String, Date) async throws -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        var answers: [Bool] = []
+        for _ in 0..<3 { answers.append(try await spend("d1", noon)) }
+        #expect(answers == [true, true, false], sourceLocation: sourceLocation)
+        #expect(try await spend("d2", noon), sourceLocation: sourceLocation)
+        // The next (UTC) day starts a new budget; the same day later on does not.
+        #expect(try await !spend("d1", noon.addingTimeInterval(11 * 3600)), sourceLocation: sourceLocation)
+        #expect(try await spend("d1", noon.addingTimeInterval(13 * 3600)), sourceLocation: sourceLocation)
     }
 
     // MARK: DeviceCheckBudget
@@ -426,18 +436,12 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
     func aDevicesDeviceCheckBudgetIsPerDeviceAndDay(_ kind: StoreKind) async throws {
         let fixture = try await StoreKind.Fixture(kind)
         let budget = deviceCheckBudget(fixture, perDevice: 2)
-        let noon = Date(timeIntervalSince1970: 1_796_040_000)  // 2026-11-30T12:00Z
-        var answers: [DeviceCheckBudgetDecision] = []
-        for _ in 0..<3 { answers.append(try await budget.spendOne(deviceID: "d1", now: noon)) }
-        #expect(answers == [.spent, .spent, .exhausted])
-        #expect(try await budget.spendOne(deviceID: "d2", now: noon) == .spent)
-        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(11 * 3600)) == .exhausted)
-        #expect(try await budget.spendOne(deviceID: "d1", now: noon.addingTimeInterval(13 * 3600)) == .spent)
+        try await Self.expectTwoADayPerDevice { try await budget.spendOne(deviceID: $0, now: $1) == .spent }
         // Another Lambda instance spends from the same budget.
         if let sibling = try fixture.sibling() {
             let other = DynamoDeviceCheckBudget(table: sibling, perDevice: 2, calendar: .utc)
-            #expect(try await other.spendOne(deviceID: "d2", now: noon) == .spent)
-            #expect(try await other.spendOne(deviceID: "d2", now: noon) == .exhausted)
+            #expect(try await other.spendOne(deviceID: "d2", now: Self.noon) == .spent)
+            #expect(try await other.spendOne(deviceID: "d2", now: Self.noon) == .exhausted)
         }
         fixture.expectResends()
     }
