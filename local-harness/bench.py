@@ -579,7 +579,8 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
                "upstreamPath": "/tutor", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
                "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
     harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_BUDGET="0"))
-    front = info["http"].rsplit(":", 1)
+    # Streamed routes are served through the Function URL (infra/streaming.tf); so is the bench's.
+    front = info["functionURL"].rsplit(":", 1)
     direct = upstream.rsplit(":", 1)
     front_host, front_port = front[0].split("//")[1], int(front[1])
     up_host, up_port = direct[0].split("//")[1], int(direct[1])

@@ -21,6 +21,8 @@ final class LocalHarness: Sendable {
     let process: ChildProcess
     let http: String
     let control: String
+    /// The Function URL front: events from `<id>.lambda-url.<region>.on.aws`, as streamed routes get them.
+    let functionURL: String
     let transport = CurlTransport()
 
     /// Starts the harness with `instances` bootstrap instances and `environment` for them.
@@ -51,6 +53,7 @@ final class LocalHarness: Sendable {
         let ready = try JSONValue.parse(Array(line.utf8))
         http = try #require(ready["http"]?.stringValue)
         control = try #require(ready["control"]?.stringValue)
+        functionURL = try #require(ready["functionURL"]?.stringValue)
     }
 
     deinit { process.terminate() }

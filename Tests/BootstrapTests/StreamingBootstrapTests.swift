@@ -74,20 +74,21 @@ struct ReceivedStream {
 }
 
 extension LocalHarness {
-    /// A request through the front whose answer is read as it arrives; `keepText` bytes are kept,
-    /// and `hangUpAfter` pieces the client closes the connection.
+    /// A request through the front (`front`: the HTTP API's by default) whose answer is read as it arrives;
+    /// `keepText` bytes are kept, and `hangUpAfter` pieces the client closes the connection.
     func stream(
         _ path: String,
         device: String,
         body: String,
         keepText: Int = 1 << 16,
-        hangUpAfter: Int? = nil
+        hangUpAfter: Int? = nil,
+        front: String? = nil
     ) async throws -> ReceivedStream {
         let stream = ResponseBodyStream(capacity: 1 << 16)
         let head = try await transport.open(
             HTTPRequest(
                 method: "POST",
-                url: http + path,
+                url: (front ?? http) + path,
                 headers: [HTTPHeader("X-Device-ID", device)],
                 body: Array(body.utf8),
                 timeout: .seconds(30)
@@ -175,6 +176,42 @@ struct StreamingBootstrapTests {
         #expect(firstArrived < lastSent - 0.5, "first piece at \(firstArrived), last event sent at \(lastSent)")
         #expect(received.pieces.count >= 3, "the answer arrived in \(received.pieces.count) piece(s)")
         #expect(String(decoding: received.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
+    }
+
+    /// The harness's Function URL front, as infra/ serves streamed routes: a streamed route streams through it,
+    /// a buffered route there is `404 not_found` (as a one-chunk stream), and the same buffered route through
+    /// the HTTP API front still answers.
+    @Test func throughTheFunctionURLFrontOnlyStreamedRoutesAnswer() async throws {
+        let upstream = try await FakeUpstreamProcess()
+        let harness = try await Self.start(upstream)
+        let device = Self.device()
+        let received = try await harness.stream(
+            "/v1/tutor",
+            device: device,
+            body: #"{"stream":true,"events":4,"intervalMs":50,"question":"why?"}"#,
+            front: harness.functionURL
+        )
+        #expect(received.head.status == 200)
+        #expect(received.head.header("content-type") == "text/event-stream")
+        #expect(String(decoding: received.text, as: UTF8.self).hasSuffix("data: [DONE]\n\n"))
+        let buffered = try await harness.stream(
+            "/v1/generate",
+            device: device,
+            body: #"{"text":"cells","cards":2}"#,
+            front: harness.functionURL
+        )
+        #expect(buffered.head.status == 404)
+        #expect(String(decoding: buffered.text, as: UTF8.self) == #"{"error":"not_found"}"#)
+        let invocations = try await harness.get("/invocations")
+        let last = try #require(invocations.arrayValue?.last)
+        #expect(last["outcome"]?.stringValue == "stream", "a Function URL answer is a stream: \(last)")
+        let direct = try await harness.request(
+            "POST",
+            "/v1/generate",
+            headers: [HTTPHeader("X-Device-ID", device)],
+            body: #"{"text":"cells","cards":2}"#
+        )
+        #expect(direct.status == 200)
     }
 
     @Test func anErrorAfterTheFirstByteArrivesAsTrailersAndTheLoopServesTheNextInvocation() async throws {
