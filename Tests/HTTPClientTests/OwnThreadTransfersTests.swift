@@ -101,4 +101,51 @@ import Testing
         task.cancel()
         await #expect(throws: HTTPError(.cancelled)) { _ = try await task.value }
     }
+
+    /// Given a multi, the owner's streamed download runs on the owner's own thread: a reader that is behind
+    /// pauses it (every byte arrives, in order, through an 8 KiB buffer), and forwarded pieces reach the
+    /// sink on the thread that waits for the stream's end. Without one, they reach it on the transfer's own.
+    @Test func anOwnersStreamRunsOnItsOwnThreadInItsMulti() async throws {
+        let body = (0..<(512 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var raw = Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for start in stride(from: 0, to: body.count, by: 16 * 1024) {
+            let piece = body[start..<min(start + 16 * 1024, body.count)]
+            raw += Array(String(piece.count, radix: 16).utf8) + [13, 10] + piece + [13, 10]
+        }
+        raw += Array("0\r\n\r\n".utf8)
+        let server = try LoopbackHTTPServer { [raw] _ in .raw(raw) }
+        defer { server.stop() }
+        let transport = self.transport
+        func run(_ multi: OwnThreadMulti?) async throws -> (bytes: [UInt8], onWaitingThread: Bool) {
+            try await OwnThreadTransfers.run(streamingIn: multi) {
+                let stream = ResponseBodyStream(capacity: 8 * 1024)
+                let head = try await transport.open(HTTPRequest(method: "GET", url: server.baseURL), into: stream)
+                #expect(head.status == 200)
+                var received: [UInt8] = []
+                while received.count < body.count / 2, let piece = try await stream.next() { received += piece }
+                let threads = Mutex<[pthread_t]>([])
+                let forwarded = Mutex<[UInt8]>([])
+                let sink: ResponseBodyStream.Sink = { piece in
+                    threads.withLock { $0.append(pthread_self()) }
+                    forwarded.withLock { $0 += [UInt8](piece) }
+                    return true
+                }
+                while !stream.forward(to: sink) {
+                    guard let piece = try await stream.next() else { break }
+                    received += piece
+                }
+                let waiting = pthread_self()
+                #expect(await stream.forwardingEnded() == nil)
+                received += forwarded.withLock { $0 }
+                let seen = threads.withLock { $0 }
+                return (received, !seen.isEmpty && seen.allSatisfy { pthread_equal($0, waiting) != 0 })
+            }
+        }
+        let own = try await run(OwnThreadMulti())
+        #expect(own.bytes == body)
+        #expect(own.onWaitingThread, "in the multi, every piece reaches the sink on the waiting task's thread")
+        let threaded = try await run(nil)
+        #expect(threaded.bytes == body)
+        #expect(!threaded.onWaitingThread, "without one, on the transfer's own thread")
+    }
 }
