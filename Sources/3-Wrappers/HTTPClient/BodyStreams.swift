@@ -22,10 +22,6 @@ public final class RequestBodyStream: Sendable {
         var readerBlocked = false
         /// A `writeBlocking` caller waits on `writerWake`.
         var writerBlocked = false
-        /// Run on its owner's thread, in this multi: nothing blocks; the read callback pauses instead.
-        var multi: OwnThreadMulti?
-        /// The read callback paused the transfer (driven only).
-        var readerPaused = false
     }
 
     /// How a `writeBlocking` ended.
@@ -66,9 +62,6 @@ public final class RequestBodyStream: Sendable {
         if let closed { throw closed }
         if wakeReader { wake.signal() }
         guard full else { return }
-        if let multi = state.withLock({ $0.multi }), OwnThreadTransfers.currentMulti === multi {
-            multi.drive { state.withLock { $0.buffered <= capacity || $0.closed != nil } }
-        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
                 if state.buffered <= capacity || state.closed != nil { return true }
@@ -97,10 +90,6 @@ public final class RequestBodyStream: Sendable {
         }
         if let closed { return .closed(closed) }
         if wakeReader { wake.signal() }
-        // On its owner's thread the producer is another transfer of the same multi: it must not wait here,
-        // and it is paused (`OwnThreadMulti.uploadsHaveRoom`) before it could queue more than a piece past
-        // the capacity.
-        if state.withLock({ $0.multi != nil }) { return .written }
         while true {
             let outcome = state.withLock { state -> BlockingWrite? in
                 if let closed = state.closed { return .closed(closed) }
@@ -171,10 +160,6 @@ public final class RequestBodyStream: Sendable {
                 if state.closed != nil { return (-1, nil, false, false) }
                 guard state.head < state.chunks.count else {
                     if state.finished { return (0, nil, false, false) }
-                    if state.multi != nil {
-                        state.readerPaused = true
-                        return (Self.pause, nil, false, false)
-                    }
                     state.readerBlocked = true
                     return (0, nil, true, false)
                 }
@@ -221,25 +206,6 @@ public final class RequestBodyStream: Sendable {
 
     /// The trailer callback's side: the trailers given to `finish`.
     var trailers: [HTTPHeader] { state.withLock { $0.trailers } }
-
-    // MARK: on its owner's thread (`OwnThreadMulti`)
-
-    /// What `read(into:)` returns when a driven body has nothing to send yet: the transfer is paused.
-    static let pause = -2
-
-    /// From now on the transfer runs on its owner's thread, in `multi`: nothing blocks (`read` pauses).
-    func driveOnOwnThread(in multi: OwnThreadMulti) { state.withLock { $0.multi = multi } }
-
-    /// At most `capacity` bytes unsent.
-    var hasRoom: Bool { state.withLock { $0.buffered <= capacity } }
-
-    /// Paused for want of bytes, and there are some now (or the end, or the close).
-    var mayResume: Bool {
-        state.withLock { $0.readerPaused && ($0.head < $0.chunks.count || $0.finished || $0.closed != nil) }
-    }
-
-    /// The pause is over: the transfer goes on.
-    func resumed() { state.withLock { $0.readerPaused = false } }
 }
 
 /// A response body read while it arrives, with bounded memory.
@@ -276,19 +242,6 @@ public final class ResponseBodyStream: Sendable {
         var reader: CheckedContinuation<Void, Never>?
         var producerBlocked = false
         var sink: Sink?
-        /// Run on its owner's thread, in this multi: the producer pauses instead of blocking, while a sink's
-        /// destination has no room (`OwnThreadMulti.uploadsHaveRoom`) or the reader is behind.
-        var multi: OwnThreadMulti?
-        var producerPaused = false
-    }
-
-    /// What `offer` did with the bytes.
-    package enum Offer: Sendable, Equatable {
-        case taken
-        /// The transfer must stop (cancelled, or the sink said so).
-        case stop
-        /// Not taken: pause the transfer and offer them again later (driven only).
-        case wait
     }
 
     /// Takes a piece on the producer's own thread (`forward(to:)`); false stops the transfer.
@@ -311,7 +264,6 @@ public final class ResponseBodyStream: Sendable {
     /// Waits for the response head.
     /// - Throws: `HTTPError` when the transfer failed before a response arrived.
     public func head() async throws(HTTPError) -> Head {
-        driveUntil { $0.head != nil || $0.end != nil || $0.cancelled }
         while true {
             let outcome = state.withLock { state -> Result<Head, HTTPError>? in
                 if let head = state.head { return .success(head) }
@@ -329,7 +281,6 @@ public final class ResponseBodyStream: Sendable {
     /// response is complete.
     /// - Throws: `HTTPError` when the transfer failed (reset, timeout, cancelled) after some bytes.
     public func next() async throws(HTTPError) -> [UInt8]? {
-        driveUntil { $0.first < $0.chunks.count || $0.end != nil || $0.cancelled }
         while true {
             let (chunk, producer, end) = state.withLock { state -> ([UInt8]?, Bool, HTTPError??) in
                 if state.first < state.chunks.count {
@@ -381,7 +332,6 @@ public final class ResponseBodyStream: Sendable {
     /// After `forward(to:)`: waits until the transfer is over; nil when the body is complete, else why it
     /// stopped (`http.cancelled` once the sink or a caller stopped it).
     public func forwardingEnded() async -> HTTPError? {
-        driveUntil { $0.end != nil }
         while true {
             if let end = state.withLock({ $0.end }) { return end }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -491,82 +441,4 @@ public final class ResponseBodyStream: Sendable {
 
     /// Whether `cancel()` was called (the abort is ours, not the peer's).
     var isCancelled: Bool { state.withLock { $0.cancelled } }
-
-    // MARK: on its owner's thread (`OwnThreadMulti`)
-
-    /// From now on the transfer runs on its owner's thread, in `multi`.
-    func driveOnOwnThread(in multi: OwnThreadMulti) { state.withLock { $0.multi = multi } }
-
-    /// The owner's wait: runs the multi until `condition` holds (a driven stream, waited for by its owner).
-    private func driveUntil(_ condition: (inout State) -> Bool) {
-        guard let multi = state.withLock({ $0.multi }), OwnThreadTransfers.currentMulti === multi else { return }
-        multi.drive { state.withLock { condition(&$0) } }
-    }
-
-    /// The write callback's side: `push` on a thread of its own; driven, the bytes are taken only when the
-    /// reader (or the sink's destination) has room for them, else the transfer pauses (`.wait`).
-    func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        enum Step {
-            case thread, stop, wait
-            case sink(Sink)
-            case queue
-        }
-        let step = state.withLock { state -> Step in
-            guard let multi = state.multi else { return .thread }
-            if state.cancelled { return .stop }
-            if let sink = state.sink {
-                guard multi.uploadsHaveRoom else {
-                    state.producerPaused = true
-                    return .wait
-                }
-                return .sink(sink)
-            }
-            guard state.buffered <= capacity else {
-                state.producerPaused = true
-                return .wait
-            }
-            return .queue
-        }
-        switch step {
-        case .thread: return push(bytes) ? .taken : .stop
-        case .stop: return .stop
-        case .wait: return .wait
-        case .sink(let sink):
-            guard sink(bytes) else {
-                cancel()
-                return .stop
-            }
-            return .taken
-        case .queue:
-            let chunk = [UInt8](bytes)
-            let reader = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                state.chunks.append(chunk)
-                state.buffered += chunk.count
-                defer { state.reader = nil }
-                return state.reader
-            }
-            reader?.resume()
-            return .taken
-        }
-    }
-
-    /// Paused, and the reader (or the sink's destination) has room again.
-    var mayResume: Bool {
-        state.withLock { state in
-            guard state.producerPaused, !state.cancelled else { return false }
-            guard let multi = state.multi else { return false }
-            return state.sink != nil ? multi.uploadsHaveRoom : state.buffered <= capacity
-        }
-    }
-
-    /// The pause is over: the transfer goes on.
-    func resumed() { state.withLock { $0.producerPaused = false } }
-
-    /// Cancelled, or paused past the deadline (a reader that stalled cannot hold the connection): stop it.
-    var shouldStop: Bool {
-        let (cancelled, paused) = state.withLock { ($0.cancelled, $0.producerPaused) }
-        if cancelled || cancellation.isCancelled { return true }
-        guard paused, let deadline else { return false }
-        return ContinuousClock.now >= deadline
-    }
 }

@@ -151,18 +151,13 @@ final class CurlTransfer {
     }
 
     /// `CURLOPT_WRITEFUNCTION` for streamed responses: hands a copy to the stream, which blocks while
-    /// its reader is behind (on its owner's thread it pauses the transfer instead); 0 (abort) once the
-    /// stream is cancelled.
+    /// its reader is behind; 0 (abort) once the stream is cancelled.
     static let streamWriteCallback: cshim_curl_data_cb = { pointer, size, count, userdata in
         guard let userdata else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
         guard let stream = transfer.stream else { return 0 }
-        switch stream.offer(UnsafeRawBufferPointer(start: pointer, count: length)) {
-        case .taken: return length
-        case .stop: return 0
-        case .wait: return Int(CURL_WRITEFUNC_PAUSE)
-        }
+        return stream.push(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
     }
 
     /// `CURLOPT_READFUNCTION` for streamed request bodies (userdata: the upload's `UploadContext`).
@@ -170,7 +165,6 @@ final class CurlTransfer {
         guard let userdata else { return Int(CURL_READFUNC_ABORT) }
         let context = Unmanaged<UploadContext>.fromOpaque(userdata).takeUnretainedValue()
         let copied = context.read(into: UnsafeMutableRawBufferPointer(start: pointer, count: size * count))
-        if copied == RequestBodyStream.pause { return Int(CURL_READFUNC_PAUSE) }
         return copied < 0 ? Int(CURL_READFUNC_ABORT) : copied
     }
 

@@ -48,9 +48,6 @@ extension CurlTransport: HTTPStreamingTransport {
     {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
-        if let multi = OwnThreadTransfers.currentMulti {
-            return Self.start(request, streamingBody: body, in: multi, target: target, caBundlePath: caBundlePath)
-        }
         // A pooled handle, so the POST goes out on a kept connection (the Runtime API's: one connection
         // for /next and every response, no connect and no new server-side connection per stream). libcurl
         // 7.88 keeps a handle's trailer state after a chunked upload that sent trailers (`trailers_state`
@@ -93,10 +90,6 @@ extension CurlTransport: HTTPStreamingTransport {
     ) async throws -> ResponseBodyStream.Head {
         let target = try URLPolicy.check(request.url)
         try Self.checkHeaders(request.headers)
-        if let multi = OwnThreadTransfers.currentMulti {
-            Self.open(request, into: stream, in: multi, target: target, caBundlePath: caBundlePath, sending: sending)
-            return try await stream.head()
-        }
         let pool = self.pool
         let handle = pool.take(for: target.origin)
         let caBundlePath = self.caBundlePath
@@ -130,31 +123,6 @@ extension CurlTransport: HTTPStreamingTransport {
         on handle: CurlEasyHandle
     ) throws(HTTPError) -> HTTPResponse {
         let curl = handle.raw
-        let (transfer, headerList) = prepareUpload(
-            request,
-            context: context,
-            target: target,
-            caBundlePath: caBundlePath,
-            cancellation: cancellation,
-            on: handle
-        )
-        let (code, message) = run(curl) {
-            withExtendedLifetime((transfer, headerList, context)) { curl_easy_perform(curl) }
-        }
-        return try uploadOutcome(curl, code, message, transfer: transfer).get()
-    }
-
-    /// Configures `handle` for a chunked upload of `context.body`; the caller keeps what it returns alive
-    /// while the transfer runs.
-    private static func prepareUpload(
-        _ request: HTTPRequest,
-        context: UploadContext,
-        target: URLPolicy.Target,
-        caBundlePath: String?,
-        cancellation: CancellationFlag,
-        on handle: CurlEasyHandle
-    ) -> (CurlTransfer, CurlStringList) {
-        let curl = handle.raw
         let body = context.body
         let transfer = CurlTransfer(maxBodyBytes: request.maxResponseBytes, cancellation: cancellation)
         var lines = headerLines(for: request)
@@ -167,20 +135,14 @@ extension CurlTransport: HTTPStreamingTransport {
         check(cshim_curl_setopt_read_cb(curl, CurlTransfer.readCallback))
         check(cshim_curl_setopt_ptr(curl, CURLOPT_READDATA, Unmanaged.passUnretained(context).toOpaque()))
         installCallbacks(curl, transfer, write: CurlTransfer.writeCallback)
-        return (transfer, headerList)
-    }
 
-    /// The answer to an upload that ended with `code`.
-    private static func uploadOutcome(
-        _ curl: UnsafeMutableRawPointer,
-        _ code: CURLcode,
-        _ message: String,
-        transfer: CurlTransfer
-    ) -> Result<HTTPResponse, HTTPError> {
-        guard code == CURLE_OK else { return .failure(HTTPError.from(code, transfer: transfer, message: message)) }
+        let (code, message) = run(curl) {
+            withExtendedLifetime((transfer, headerList, context)) { curl_easy_perform(curl) }
+        }
+        guard code == CURLE_OK else { throw HTTPError.from(code, transfer: transfer, message: message) }
         var status = 0
         check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))
-        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
+        return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
     }
 
     private static func performDownload(
@@ -191,29 +153,6 @@ extension CurlTransport: HTTPStreamingTransport {
         sending: (@Sendable () -> Void)?,
         on handle: CurlEasyHandle
     ) {
-        let curl = handle.raw
-        let (transfer, headerList) = prepareDownload(
-            request,
-            into: stream,
-            target: target,
-            caBundlePath: caBundlePath,
-            sending: sending,
-            on: handle
-        )
-        let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }
-        downloadEnded(curl, code, message, transfer: transfer, stream: stream)
-    }
-
-    /// Configures `handle` for a streamed download into `stream`; the caller keeps what it returns alive
-    /// while the transfer runs.
-    private static func prepareDownload(
-        _ request: HTTPRequest,
-        into stream: ResponseBodyStream,
-        target: URLPolicy.Target,
-        caBundlePath: String?,
-        sending: (@Sendable () -> Void)?,
-        on handle: CurlEasyHandle
-    ) -> (CurlTransfer, CurlStringList) {
         let curl = handle.raw
         let transfer = CurlTransfer(maxBodyBytes: Int.max, cancellation: stream.cancellation)
         transfer.stream = stream
@@ -230,17 +169,8 @@ extension CurlTransport: HTTPStreamingTransport {
             check(cshim_curl_setopt_prereq_cb(curl, CurlTransfer.prerequestCallback))
             check(cshim_curl_setopt_ptr(curl, CURLOPT_PREREQDATA, Unmanaged.passUnretained(transfer).toOpaque()))
         }
-        return (transfer, headerList)
-    }
 
-    /// A streamed download ended with `code`: the stream's head (if not yet out) and its end.
-    private static func downloadEnded(
-        _ curl: UnsafeMutableRawPointer,
-        _ code: CURLcode,
-        _ message: String,
-        transfer: CurlTransfer,
-        stream: ResponseBodyStream
-    ) {
+        let (code, message) = run(curl) { withExtendedLifetime((transfer, headerList)) { curl_easy_perform(curl) } }
         if code == CURLE_OK {
             var status = 0
             check(cshim_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status))
@@ -250,88 +180,6 @@ extension CurlTransport: HTTPStreamingTransport {
             // How far it got decides what a caller may release (HTTPError.Stage), as for buffered calls.
             stream.end(failure(curl, code, transfer: transfer, message: message))
         }
-    }
-}
-
-extension CurlTransport {
-    /// `start` for the `OwnThreadTransfers` task: the POST joins its thread's multi (`OwnThreadMulti`), next to
-    /// the download whose request is going out, and runs whenever that task waits.
-    fileprivate static func start(
-        _ request: HTTPRequest,
-        streamingBody body: RequestBodyStream,
-        in multi: OwnThreadMulti,
-        target: URLPolicy.Target,
-        caBundlePath: String?
-    ) -> StartedUpload {
-        let handle = multi.pool.take(for: target.origin)
-        let context = UploadContext(body: body, curl: handle.raw)
-        let upload = StartedUpload(body: body, multi: multi)
-        body.driveOnOwnThread(in: multi)
-        let (transfer, headerList) = prepareUpload(
-            request,
-            context: context,
-            target: target,
-            caBundlePath: caBundlePath,
-            cancellation: upload.cancellation,
-            on: handle
-        )
-        let cancellation = upload.cancellation
-        multi.add(
-            OwnThreadMulti.Entry(
-                handle: handle,
-                keptAlive: (transfer, headerList, context),
-                room: { body.hasRoom },
-                mayResume: { body.mayResume },
-                resumed: { body.resumed() },
-                shouldStop: { cancellation.isCancelled },
-                finished: { code, message in
-                    let result = uploadOutcome(handle.raw, code, message, transfer: transfer)
-                    // A handle that sent trailers is freed here, as off the owner's thread.
-                    if !context.trailersInstalled { multi.pool.giveBack(handle) }
-                    switch result {
-                    case .success: body.close(HTTPError(.failed, detail: "the transfer is over"))
-                    case .failure(let error): body.close(error)
-                    }
-                    upload.complete(result)
-                }
-            )
-        )
-        return upload
-    }
-
-    /// `open` for the `OwnThreadTransfers` task: the download runs in its thread's multi (`OwnThreadMulti`);
-    /// the caller's `head()` drives it until the head is in.
-    fileprivate static func open(
-        _ request: HTTPRequest,
-        into stream: ResponseBodyStream,
-        in multi: OwnThreadMulti,
-        target: URLPolicy.Target,
-        caBundlePath: String?,
-        sending: (@Sendable () -> Void)?
-    ) {
-        let handle = multi.pool.take(for: target.origin)
-        stream.driveOnOwnThread(in: multi)
-        let (transfer, headerList) = prepareDownload(
-            request,
-            into: stream,
-            target: target,
-            caBundlePath: caBundlePath,
-            sending: sending,
-            on: handle
-        )
-        multi.add(
-            OwnThreadMulti.Entry(
-                handle: handle,
-                keptAlive: (transfer, headerList),
-                mayResume: { stream.mayResume },
-                resumed: { stream.resumed() },
-                shouldStop: { stream.shouldStop },
-                finished: { code, message in
-                    downloadEnded(handle.raw, code, message, transfer: transfer, stream: stream)
-                    multi.pool.giveBack(handle)
-                }
-            )
-        )
     }
 }
 
@@ -352,7 +200,6 @@ final class UploadContext: @unchecked Sendable {
     /// The read callback's side: the body's bytes; at its end, the trailer callback when there are trailers.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = body.read(into: buffer)
-        if count == RequestBodyStream.pause { return count }
         if count == 0, !trailersInstalled, !body.trailers.isEmpty {
             trailersInstalled = true
             CurlTransport.check(cshim_curl_setopt_trailer_cb(curl, CurlTransfer.trailerCallback))
@@ -374,23 +221,15 @@ public final class StartedUpload: Sendable {
     private let state = Mutex(State())
     private let body: RequestBodyStream
     let cancellation = CancellationFlag()
-    /// The `OwnThreadTransfers` task's multi it runs in (`response()` drives it there); nil: its own thread.
-    private let multi: OwnThreadMulti?
 
-    init(body: RequestBodyStream, multi: OwnThreadMulti? = nil) {
+    init(body: RequestBodyStream) {
         self.body = body
-        self.multi = multi
     }
 
     /// Waits for the answer to the upload. Cancelling the waiting task aborts the transfer within about a
     /// second (libcurl's progress callback) and closes the body, so a blocked writer resumes.
     /// - Throws: `HTTPError` when no complete response was received.
     public func response() async throws(HTTPError) -> HTTPResponse {
-        if let multi, OwnThreadTransfers.currentMulti === multi {
-            multi.drive { state.withLock { $0.result != nil } }
-            // The response is over: a download still in the multi has nobody left to read it.
-            multi.stopAll()
-        }
         let cancellation = self.cancellation
         let body = self.body
         let result = await withTaskCancellationHandler {

@@ -7,31 +7,16 @@
 /// time, so the invocation's own task (`LambdaRunLoop` marks it) has nothing else to run while it waits for
 /// its request: it blocks in `curl_easy_perform` and goes on from there. Only that task does: its child
 /// tasks (`async let` requests in parallel) keep the hand-over, so they still run side by side, even on a
-/// one-thread cooperative pool. Streamed transfers (`open`, `start`) run on threads of their own, unless
-/// the task was given an `OwnThreadMulti`: then they run in it, on the task's thread (`OwnThreadMulti`). The blocking
+/// one-thread cooperative pool; streamed transfers (`open`) always run on their own threads. The blocking
 /// is bounded as every request is: by its timeout and deadline, and by cancellation.
 public enum OwnThreadTransfers {
     /// The marked task's identity, inherited by its children (which compare it with their own).
     @TaskLocal static var owner: Int?
-    /// Where the marked task's streamed transfers run (`OwnThreadMulti`); nil: on threads of their own.
-    @TaskLocal static var multi: OwnThreadMulti?
 
-    /// Runs `operation` with the current task marked: its buffered requests run on its own thread, and with
-    /// `streams` its streamed transfers too, in that multi, whenever it waits for one of them.
-    public static func run<T: Sendable>(
-        streamingIn streams: OwnThreadMulti? = nil,
-        _ operation: () async throws -> T
-    ) async rethrows -> T {
+    /// Runs `operation` with the current task marked: its buffered requests run on its own thread.
+    public static func run<T: Sendable>(_ operation: () async throws -> T) async rethrows -> T {
         guard let identity = currentTaskIdentity() else { return try await operation() }
-        return try await $owner.withValue(identity) {
-            try await $multi.withValue(streams) { try await operation() }
-        }
-    }
-
-    /// The marked task's multi, when the current task is the marked one and has one.
-    static var currentMulti: OwnThreadMulti? {
-        guard let multi, currentTaskIsOwner else { return nil }
-        return multi
+        return try await $owner.withValue(identity) { try await operation() }
     }
 
     /// Whether the current task is the marked one.

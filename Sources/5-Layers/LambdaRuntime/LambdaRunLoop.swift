@@ -34,9 +34,6 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
     private let traceIDExporter: any TraceIDExporter
     /// Converts the invocation's wall-clock deadline for a streamed response's `sendBy`.
     private let clock: any WallClock
-    /// Where each invocation's streamed transfers run, on its own thread (`OwnThreadMulti`); one for the
-    /// loop's lifetime, so their connections are kept between invocations.
-    private let streams = OwnThreadMulti()
 
     package init(
         client: Client,
@@ -62,9 +59,8 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
     /// Serves one invocation; nil means the loop should go on. Its requests (`/next`, the handler's,
     /// the answer) run on the loop's thread (`OwnThreadTransfers`): one invocation at a time, so there is
     /// nothing else to run meanwhile, and an event that arrives needs no second thread woken to be handled.
-    /// Its streamed transfers too (the provider's stream and the streamed POST, side by side in `streams`).
     package func runOnce() async -> Termination? {
-        await OwnThreadTransfers.run(streamingIn: streams) { await serveOne() }
+        await OwnThreadTransfers.run { await serveOne() }
     }
 
     private func serveOne() async -> Termination? {
