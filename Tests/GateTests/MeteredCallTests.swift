@@ -49,6 +49,11 @@ import WireContract
         return Stack(call: call, allowances: allowances, ceiling: ceiling, upstream: scripted)
     }
 
+    /// `s.call.handle` at noon with five seconds left, logging to `s`'s sink: every test's call.
+    func handle(_ s: Stack, _ request: MeteredRequest, route: MeteredRoute) async -> MeteredResponse {
+        await s.call.handle(request, route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
+    }
+
     func request(device: String? = nil, user: String? = nil, paid: Bool = false) -> MeteredRequest {
         var headers: [String: String] = [:]
         if let device = device ?? (user == nil ? self.device : nil) { headers[WireHeader.deviceID.key] = device }
@@ -65,26 +70,14 @@ import WireContract
     @Test(arguments: ["", "not-a-uuid", "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f1", "5f1c3a52x8f4e-4c39-9a55-0d3b1b7e2f10"])
     func aMissingOrMalformedDeviceIDIsRefusedBeforeAnythingIsSpent(id: String) async {
         let s = stack(evidence: .genuine(proof: .appAttest))
-        let response = await s.call.handle(
-            request(device: id),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, request(device: id), route: route)
         #expect(response.status == 400 && response.body == Array(#"{"error":"invalid_device_id"}"#.utf8))
         #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
     }
 
     @Test func enforceRefusesNoProofWithoutTouchingTheOtherLayers() async {
         let s = stack(evidence: .absent)
-        let response = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, request(), route: route)
         #expect(response.status == 403 && response.body == Array(#"{"error":"attestation_required"}"#.utf8))
         #expect(s.ceiling.used("2026-11-30") == 0 && s.upstream.calls.load(ordering: .relaxed) == 0)
         #expect(s.sink.objects.last?["block"] == .int(1))
@@ -94,13 +87,7 @@ import WireContract
         let s = stack(evidence: .absent)
         var monitored = route
         monitored.mode = .monitor
-        let response = await s.call.handle(
-            request(),
-            route: monitored,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, request(), route: monitored)
         #expect(response.status == 200)
         let line = s.sink.objects.last
         #expect(line?["would_block"] == .int(1) && line?["decision"] == .string("would_block"))
@@ -108,62 +95,24 @@ import WireContract
 
     @Test func allowanceRunsOutWith429AndRetryAfterAndCaseVariantsShareIt() async {
         let s = stack(evidence: .genuine(proof: .appAttest))
-        let first = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let first = await handle(s, request(), route: route)
         #expect(first.status == 200 && first.headers[WireHeader.quotaRemaining.key] == "1")
         #expect(first.headers[WireHeader.nextChallenge.key] != nil)
-        _ = await s.call.handle(
-            request(device: device.uppercased()),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
-        let third = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        _ = await handle(s, request(device: device.uppercased()), route: route)
+        let third = await handle(s, request(), route: route)
         #expect(third.status == 429 && third.headers["retry-after"] == String(12 * 3600))
         #expect(s.upstream.calls.load(ordering: .relaxed) == 2)
     }
 
     @Test func aSpentCeilingRefusesFreeCallsKeepsTheirAllowanceUnitAndPassesPaidUsers() async {
         let s = stack(evidence: .genuine(proof: .appAttest), ceiling: 1)
-        #expect(
-            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
-                .status
-                == 200
-        )
-        let refused = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        #expect(await handle(s, request(), route: route).status == 200)
+        let refused = await handle(s, request(), route: route)
         #expect(refused.status == 503 && refused.body == Array(#"{"error":"daily_budget_exhausted"}"#.utf8))
         #expect(refused.headers["retry-after"] != nil)
         // The refused call's allowance unit stays spent: the device is now out of its allowance.
-        #expect(
-            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
-                .status
-                == 429
-        )
-        let paid = await s.call.handle(
-            request(user: "user-1", paid: true),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        #expect(await handle(s, request(), route: route).status == 429)
+        let paid = await handle(s, request(user: "user-1", paid: true), route: route)
         #expect(paid.status == 200)
     }
 
@@ -196,23 +145,13 @@ import WireContract
         route.release = policy
         route.allowance = AllowancePolicy(firstDay: 10, laterDays: 10)
         for _ in 0..<3 {
-            let response = await s.call.handle(
-                request(),
-                route: route,
-                now: noon,
-                deadline: .after(.seconds(5)),
-                logger: s.logger
-            )
+            let response = await handle(s, request(), route: route)
             #expect(response.status == status && response.body == Array(#"{"error":"upstream_unavailable"}"#.utf8))
             #expect(s.sink.objects.last?["upstream"] == .string(label))
         }
         #expect(s.ceiling.used("2026-11-30") == (released ? 0 : 3))
         s.upstream.result.withLock { $0 = .answered(status: 200, contentType: nil, body: []) }
-        #expect(
-            await s.call.handle(request(), route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
-                .status
-                == 200
-        )
+        #expect(await handle(s, request(), route: route).status == 200)
         #expect(s.ceiling.used("2026-11-30") == (released ? 1 : 4))
     }
 
@@ -232,13 +171,7 @@ import WireContract
             evidence: .genuine(proof: .appAttest),
             upstream: .answered(status: 200, contentType: sent, body: Array("{}".utf8))
         )
-        let response = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, request(), route: route)
         #expect(response.status == 200)
         #expect(response.headers["content-type"] == passed)
         #expect(MeteredCall.passedOn(sent) == passed)
@@ -254,13 +187,7 @@ import WireContract
             headers: [WireHeader.deviceID.key: "5f1c3a52-8f4e-4c39-9a55-0d3b1b7e2f10"],
             body: Array(repeating: 0x20, count: 11)
         )
-        let response = await s.call.handle(
-            big,
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, big, route: route)
         #expect(response.status == 413 && response.body == Array(#"{"error":"request_too_large"}"#.utf8))
         #expect(s.ceiling.used("2026-11-30") == 0)
         #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
@@ -269,13 +196,7 @@ import WireContract
     @Test func aFailingAllowanceStoreFailsClosed() async {
         let s = stack(evidence: .genuine(proof: .appAttest))
         s.allowances.failing.store(true, ordering: .relaxed)
-        let response = await s.call.handle(
-            request(),
-            route: route,
-            now: noon,
-            deadline: .after(.seconds(5)),
-            logger: s.logger
-        )
+        let response = await handle(s, request(), route: route)
         #expect(response.status == 503 && response.body == Array(#"{"error":"unavailable"}"#.utf8))
         #expect(s.upstream.calls.load(ordering: .relaxed) == 0)
     }
