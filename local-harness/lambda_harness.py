@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import queue
-import select
 import signal
 import subprocess
 import sys
@@ -142,9 +141,9 @@ class Instance:
 
 
 class ProcessOutput:
-    """A bootstrap's stdout and stderr (one pipe), read as lines. The pump thread reads whenever the pipe
-    has bytes; `read_available` also lets the Runtime API take in, at once, what the bootstrap wrote before
-    a request, so a line logged before an answer is in `/logs` when the answer is (a pump thread alone
+    """A bootstrap's stdout and stderr (one pipe), read as lines. The pump thread reads the pipe every
+    `pump_interval`; `read_available` also lets the Runtime API take in, at once, what the bootstrap wrote
+    before a request, so a line logged before an answer is in `/logs` when the answer is (the pump alone
     could be a moment behind)."""
 
     def __init__(self, process, log):
@@ -844,9 +843,9 @@ def send_parts(connection, parts):
 
 
 def forward_stream(handler, stream):
-    """The front side: lends the client connection to the stream and waits until it was forwarded."""
+    """The front side: waits until the stream was forwarded on the client connection it lent when it queued
+    the event (`Harness.invoke(front=)`; the POST's reader attached it)."""
     handler.wfile.flush()
-    stream.attach(handler)
     stream.forwarded.wait()
     if stream.client_gone:
         handler.close_connection = True
