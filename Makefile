@@ -23,6 +23,7 @@ help:
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
 	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
 	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
+	@echo "make ddb-standin-check - the local DynamoDB's rules (holds, throughput) refuse what DynamoDB refuses"
 	@echo "make openapi-check | api-fuzz | ref-check - the contract (docs/api.md, docs/openapi.yaml) and its references"
 
 ## setup: apt and pip packages, installed only when missing.
@@ -88,7 +89,7 @@ test-table: setup
 ## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
 ## with the single line `checks: N passed, 0 failed`.
 TEST_STAGES := lint ref-check openapi-check unit-test infra-check test-table fuzz-smoke link-check ci-ddb-local \
-	ci-ddb-selftest run-check api-fuzz
+	ci-ddb-selftest ddb-standin-check run-check api-fuzz
 test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
@@ -183,7 +184,10 @@ bench: package
 ## ci-ddb-local: moto + the loss proxy on free loopback ports, then every conditional write of the product
 ## resent two ways, with controls, broken expressions and races (docs/resend-harness.md); always stopped after.
 ## ci-ddb-selftest: the harness's own test: the counter advance without its token must fail its check.
-.PHONY: ci-ddb-local ci-ddb-selftest
+## ddb-standin-check: the DynamoDB stand-in in front of moto (local-harness/ddb_standin.py, on by default in
+## moto_server.py): transaction holds, per-item throughput, latency outside the lock, --rules none, and the
+## control (the naive ceiling pattern fails under it, passes without it); local-harness/README.md.
+.PHONY: ci-ddb-local ci-ddb-selftest ddb-standin-check
 ci-ddb-local: setup
 	$(SWIFT) build --product ddb-harness
 	local-harness/ci_ddb_local.sh $$($(SWIFT) build --show-bin-path)/ddb-harness
@@ -191,6 +195,9 @@ ci-ddb-local: setup
 ci-ddb-selftest: setup
 	$(SWIFT) build --product ddb-harness
 	local-harness/ci_ddb_local.sh --selftest $$($(SWIFT) build --show-bin-path)/ddb-harness
+
+ddb-standin-check: setup
+	$(PYTHON) local-harness/ddb_standin_selftest.py
 
 ## The contract (docs/api.md, docs/openapi.yaml). openapi-check: the OpenAPI document is valid OpenAPI 3.1,
 ## and the two name every setting, ROUTES field and error answer the code has (scripts/check-contract.py).

@@ -8,20 +8,33 @@ reasons that are moto's, not ours. This wrapper runs the same moto application (
 behind one lock, so every request is atomic, connections stay concurrent, and a race test measures
 only the product's conditions.
 
+In front of that lock sits the DynamoDB stand-in (ddb_standin.py, on by default), so this local DynamoDB
+also refuses what DynamoDB refuses: a write to an item an ongoing TransactWriteItems holds
+(TransactionConflictException), a transaction meeting another one or an item short of write capacity
+(TransactionCanceledException with TransactionConflict / ThrottlingError), a single write over an item's
+write capacity (ThrottlingException on an on-demand table); with optional in-region latencies. `--rules none`
+(or DDB_STANDIN_RULES=none) turns the stand-in off: plain atomic moto, for comparison only. Its flags, their
+DDB_STANDIN_* variables and its counters (GET /standin/stats, POST /standin/reset-stats) are in
+local-harness/README.md. Requests that are not DynamoDB's (/moto-api/, Secrets Manager) pass straight through.
+
 With --keep-alive the same application is served over HTTP/1.1 connections that stay open between
 requests, as DynamoDB's endpoints do (werkzeug's development server closes every connection after one
 answer, so each request pays a new connection and a new server thread). `make bench` uses it for the
 streamed-route latency figures; the tests keep werkzeug's server.
 
-Usage: moto_server.py -H 127.0.0.1 -p PORT [--keep-alive]
+Usage: moto_server.py -H 127.0.0.1 -p PORT [--keep-alive] [--rules dynamodb|none] [--txn-hold-ms MS]
+           [--item-wcu WCU] [--item-burst-seconds S] [--throttle-error auto|ThrottlingException|
+           ProvisionedThroughputExceededException] [--latency-ms KIND=MS ...]
 """
 import argparse
 import io
+import json
 import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import ddb_standin
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import run_simple
 from werkzeug.test import Client
@@ -102,7 +115,9 @@ def main():
     parser.add_argument("-H", "--host", default="127.0.0.1")
     parser.add_argument("-p", "--port", type=int, required=True)
     parser.add_argument("--keep-alive", action="store_true", help="persistent HTTP/1.1 connections")
+    ddb_standin.add_arguments(parser)
     args = parser.parse_args()
+    config = ddb_standin.config_from(args, error=parser.error)
     os.environ.setdefault("MOTO_PORT", str(args.port))
 
     application = DomainDispatcherApplication(create_backend_app)
@@ -114,10 +129,14 @@ def main():
             # Consume the whole answer inside the lock: the write happens while it is produced.
             return list(application(environ, start_response))
 
+    # The stand-in's rules around the serialised app: its holds, waits and latencies are outside the lock.
+    standin = ddb_standin.StandIn(serialised, config)
+    print("moto_server: DynamoDB stand-in %s" % json.dumps(config.as_json(), sort_keys=True), file=sys.stderr,
+          flush=True)
     if args.keep_alive:
-        serve_keep_alive(args.host, args.port, serialised)
+        serve_keep_alive(args.host, args.port, standin)
     else:
-        run_simple(args.host, args.port, serialised, threaded=True)
+        run_simple(args.host, args.port, standin, threaded=True)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 #
 # The command sees DYNAMODB_ENDPOINT=http://127.0.0.1:<port> and dummy AWS credentials and region, so
 # nothing it does can reach a real AWS account. MOTO_ENDPOINT carries the same URL for other services.
+# DynamoDB there is moto behind the stand-in's rules (transaction holds, per-item throughput), on by default;
+# DDB_STANDIN_* variables tune them, DDB_STANDIN_RULES=none turns them off (local-harness/README.md).
 set -euo pipefail
 
 if [ "$#" -eq 0 ]; then
