@@ -38,6 +38,7 @@ locals {
       DEVICECHECK_BUDGET_PER_DEVICE      = tostring(var.devicecheck_budget_per_device)
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
       AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
+      AI_CEILING_SHARDS                  = tostring(var.ai_ceiling_shards)
       ALLOW_SEED_RELEASE                 = var.allow_seed_release ? "true" : ""
       BUDGET_TIMEZONE                    = var.budget_timezone
       PAID_CLAIM                         = var.paid_claim

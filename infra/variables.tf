@@ -232,6 +232,16 @@ variable "ai_daily_cost_budget_usd" {
   default     = "0"
 }
 
+variable "ai_ceiling_shards" {
+  description = "AI_CEILING_SHARDS: table rows each day's ceiling is split over (1-256; docs/dynamodb.md, \"Capacity\": one per 30 unpaid calls per second at peak). Change it between days."
+  type        = number
+  default     = 8
+  validation {
+    condition     = var.ai_ceiling_shards >= 1 && var.ai_ceiling_shards <= 256 && floor(var.ai_ceiling_shards) == var.ai_ceiling_shards
+    error_message = "ai_ceiling_shards must be a whole number from 1 to 256."
+  }
+}
+
 variable "allow_seed_release" {
   description = "ALLOW_SEED_RELEASE: let a route use `release = \"seed\"` (timed-out calls given back) in production."
   type        = bool

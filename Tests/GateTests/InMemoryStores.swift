@@ -99,16 +99,18 @@ final class InMemoryCeilingStore: CeilingStore {
         }
     }
 
-    func claimWarning(day: String) async throws -> Bool {
-        rows.withLock { rows in
+    func claimWarning(_ reservation: CeilingReservation) async throws -> Bool {
+        let day = reservation.day
+        return rows.withLock { rows in
             if rows[day, default: Row()].warned { return false }
             rows[day, default: Row()].warned = true
             return true
         }
     }
 
-    func claimCostWarning(day: String) async throws -> Bool {
-        rows.withLock { rows in
+    func claimCostWarning(_ reservation: CeilingReservation) async throws -> Bool {
+        let day = reservation.day
+        return rows.withLock { rows in
             if rows[day, default: Row()].costWarned { return false }
             rows[day, default: Row()].costWarned = true
             return true

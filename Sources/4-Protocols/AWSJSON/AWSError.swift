@@ -56,6 +56,11 @@ package struct AWSError: Error, Hashable, CustomStringConvertible {
     package let body: JSONValue?
     /// Seconds the service asked us to wait (`Retry-After`), when it did.
     package let retryAfterSeconds: Int?
+    /// Whether any attempt of the call may have been carried out by the service although no answer said
+    /// so: a timeout, a lost connection, a 5xx or a damaged answer. False when every attempt was refused
+    /// outright (throttled, a transaction conflict, any other 4xx) or nothing was sent, so a caller may
+    /// then send the request elsewhere without risk of it applying twice (docs/dynamodb.md, contention).
+    package var mayHaveApplied = false
 
     package init(
         _ reason: Reason,

@@ -55,11 +55,12 @@ package struct AWSJSONClient: Sendable {
         defer { RequestTally.current?.record(start: started, end: .now, attempts: attempt) }
         var lastRetryCost: Int?
         var lastError: AWSError?
+        var mayHaveApplied = false
         while true {
             attempt += 1
             let remaining = deadline.remaining
             guard remaining > Self.minimumAttemptTime else {
-                throw AWSError(
+                var error = AWSError(
                     .deadlineExceeded,
                     code: lastError?.code,
                     status: lastError?.status,
@@ -67,20 +68,26 @@ package struct AWSJSONClient: Sendable {
                         + (lastError.map { " after \($0)" } ?? ""),
                     body: lastError?.body
                 )
+                error.mayHaveApplied = mayHaveApplied
+                throw error
             }
             let request = signedRequest(operation, body: body, timeout: min(configuration.attemptTimeout, remaining))
             do {
                 let result = try await attemptOnce(request, deadline: deadline)
                 quota.recordSuccess(retryCost: lastRetryCost)
                 return result
-            } catch {
+            } catch var error {
+                mayHaveApplied = mayHaveApplied || Self.mayHaveApplied(error)
+                error.mayHaveApplied = mayHaveApplied
                 // An attempt given all the time that was left, timed out by the transport: the deadline is why,
                 // whichever of the transport's timer and the deadline race fired first.
                 if error.reason == .timeout && remaining < configuration.attemptTimeout {
-                    throw AWSError(
+                    var late = AWSError(
                         .deadlineExceeded,
                         detail: "\(operation): attempt \(attempt) timed out at the deadline (\(error))"
                     )
+                    late.mayHaveApplied = true
+                    throw late
                 }
                 guard case .retry(let kind) = policy.decision(for: error, attempt: attempt),
                     let cost = quota.acquire(for: kind)
@@ -96,6 +103,15 @@ package struct AWSJSONClient: Sendable {
                 guard deadline.remaining - wait > Self.minimumAttemptTime else { throw error }
                 if wait > .zero { try? await Task.sleep(for: wait) }
             }
+        }
+    }
+
+    /// Whether a failed attempt may have been carried out: no refusal came back for it (a connection failure
+    /// counts, as the request may have gone out before it).
+    static func mayHaveApplied(_ error: AWSError) -> Bool {
+        switch error.reason {
+        case .timeout, .serverError, .crcMismatch, .deadlineExceeded, .malformedResponse, .connectionFailed: true
+        default: false
         }
     }
 

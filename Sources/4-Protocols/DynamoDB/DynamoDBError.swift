@@ -18,6 +18,7 @@ package struct DynamoDBError: Error, Hashable, CustomStringConvertible {
 
         package static let conditionalCheckFailed = Reason(AWSError.Reason.conditionalCheckFailed)
         package static let throttled = Reason(AWSError.Reason.throttled)
+        package static let transactionConflict = Reason(AWSError.Reason.transactionConflict)
         package static let validation = Reason(AWSError.Reason.validation)
         package static let deadlineExceeded = Reason(AWSError.Reason.deadlineExceeded)
         package static let resourceNotFound = Reason(AWSError.Reason.resourceNotFound)
@@ -62,6 +63,18 @@ package struct DynamoDBError: Error, Hashable, CustomStringConvertible {
 
     /// The service's error code (`ConditionalCheckFailedException`, ...), when a response arrived.
     package var code: String? { underlying?.code }
+
+    /// A refusal for contention on the item, which DynamoDB answers without applying the write: an ongoing
+    /// transaction holds it (`TransactionConflictException`), or the item or its partition is over its
+    /// throughput (throttling). Retrying is the documented answer (Developer Guide, "Transaction conflict
+    /// handling" and "Error handling with DynamoDB"); docs/dynamodb.md, "Contention".
+    package var isContention: Bool {
+        reason == .transactionConflict || reason == .throttled
+    }
+
+    /// Whether an attempt of this call may have been applied without an answer saying so (`AWSError`):
+    /// false means nothing of it was applied, so it may go to another item.
+    package var mayHaveApplied: Bool { underlying?.mayHaveApplied ?? false }
 
     package static func == (lhs: DynamoDBError, rhs: DynamoDBError) -> Bool { lhs.reason == rhs.reason }
     package func hash(into hasher: inout Hasher) { hasher.combine(reason) }

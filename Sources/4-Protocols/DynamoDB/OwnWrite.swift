@@ -110,7 +110,16 @@ extension DynamoDBClient {
         random: any RandomSource,
         deadline: Deadline
     ) async throws(DynamoDBError) -> OwnWriteOutcome {
-        let token = OwnWriteToken.mint(random)
+        try await ownWriteUpdate(write, token: OwnWriteToken.mint(random), deadline: deadline)
+    }
+
+    /// Runs `write` as an own-write with a token the caller minted (`OwnWriteToken.mint`), so that a caller
+    /// that sends the same logical write again after a refusal for contention keeps one token for it.
+    package func ownWriteUpdate(
+        _ write: OwnWriteUpdate,
+        token: String,
+        deadline: Deadline
+    ) async throws(DynamoDBError) -> OwnWriteOutcome {
         var update = write.update
         update.set.append("\(name: write.tokenAttribute) = \(value: .s(token))")
         let request = UpdateItem(

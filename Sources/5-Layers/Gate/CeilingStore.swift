@@ -15,6 +15,9 @@ package struct CeilingReservation: Sendable, Hashable {
     package let costUsed: Int64
     /// Whether the day's 80 % warning (cost) has already been claimed.
     package let costWarned: Bool
+    /// Where the units are held: one part on one ceiling shard, or at the end of a day several
+    /// (docs/gate.md, "The ceiling under contention").
+    package let parts: [CeilingPart]
 
     package init(
         day: String,
@@ -23,7 +26,8 @@ package struct CeilingReservation: Sendable, Hashable {
         callID: String,
         costMicros: Int64 = 0,
         costUsed: Int64 = 0,
-        costWarned: Bool = false
+        costWarned: Bool = false,
+        parts: [CeilingPart]? = nil
     ) {
         self.day = day
         self.used = used
@@ -32,6 +36,20 @@ package struct CeilingReservation: Sendable, Hashable {
         self.costMicros = costMicros
         self.costUsed = costUsed
         self.costWarned = costWarned
+        self.parts = parts ?? [CeilingPart(shard: 0, calls: 1, micros: costMicros)]
+    }
+}
+
+/// What one ceiling shard holds for a reservation.
+package struct CeilingPart: Sendable, Hashable {
+    package let shard: Int
+    package let calls: Int
+    package let micros: Int64
+
+    package init(shard: Int, calls: Int, micros: Int64) {
+        self.shard = shard
+        self.calls = calls
+        self.micros = micros
     }
 }
 
@@ -50,7 +68,7 @@ package enum CeilingAttempt: Sendable, Hashable {
 /// conditional write that is both "below both limits" and "not our own resend"; `giveBack` takes back
 /// `calls` units and `micros` micro-dollars (negative: adds) at most once per reservation whatever
 /// resends and other writers do; `claimWarning` / `claimCostWarning` return true to exactly one caller
-/// per day.
+/// per day, given a reservation that reached the threshold.
 package protocol CeilingStore: Sendable {
     /// - Parameters:
     ///   - limit: calls per day; 0: calls are counted but not limited.
@@ -68,11 +86,11 @@ package protocol CeilingStore: Sendable {
 
     /// - Returns: true for the single caller that sets the day's `warned` flag.
     /// - Throws: `StoreError`.
-    func claimWarning(day: String) async throws -> Bool
+    func claimWarning(_ reservation: CeilingReservation) async throws -> Bool
 
     /// - Returns: true for the single caller that sets the day's `cost_warned` flag.
     /// - Throws: `StoreError`.
-    func claimCostWarning(day: String) async throws -> Bool
+    func claimCostWarning(_ reservation: CeilingReservation) async throws -> Bool
 }
 
 extension CeilingStore {
@@ -87,6 +105,11 @@ extension CeilingStore {
             return reservation
         }
         return nil
+    }
+
+    /// Claims the day's `warned` flag itself (on shard 0), as a reservation there would.
+    package func claimWarning(day: String) async throws -> Bool {
+        try await claimWarning(CeilingReservation(day: day, used: 0, warned: false, callID: ""))
     }
 
     /// Gives the whole reservation back: the call unit and its worst case (the call was not billed).

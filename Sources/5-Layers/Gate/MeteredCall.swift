@@ -55,15 +55,20 @@ package struct MeteredCall: Sendable {
     ) async -> MeteredResponse {
         var record = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
         let tally = RequestTally()
+        let contention = ContentionTally()
         let response = await RequestTally.$current.withValue(tally) {
-            await Deadline.$current.withValue(deadline) {
-                await run(request, route: route, now: now, deadline: deadline, logger: logger, record: &record)
+            await ContentionTally.$current.withValue(contention) {
+                await Deadline.$current.withValue(deadline) {
+                    await run(request, route: route, now: now, deadline: deadline, logger: logger, record: &record)
+                }
             }
         }
         // The store cost of this call (seeds' budget: at most 6 requests, at most 4 one after another).
         record.fields["ddbRequests"] = .int(Int64(tally.requests))
         record.fields["ddbSequential"] = .int(Int64(tally.sequential))
         record.fields["ddbWaitMicros"] = .int(tally.waitedMicros)
+        // Writes DynamoDB refused for contention and this call tried again (docs/dynamodb.md, "Contention").
+        if contention.count > 0 { record.fields["storeRetries"] = .int(Int64(contention.count)) }
         record.fields["status"] = .int(Int64(response.status))
         record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         return response

@@ -75,11 +75,11 @@ package struct SpendGuard: Sendable {
         // past the threshold claims it.
         var claimed = false
         if dailyLimit > 0, reservation.used >= warningThreshold, !reservation.warned {
-            claimed = (try? await store.claimWarning(day: day)) ?? false
+            claimed = (try? await store.claimWarning(reservation)) ?? false
         }
         var costClaimed = false
         if dailyBudgetMicros > 0, reservation.costUsed >= costWarningThreshold, !reservation.costWarned {
-            costClaimed = (try? await store.claimCostWarning(day: day)) ?? false
+            costClaimed = (try? await store.claimCostWarning(reservation)) ?? false
         }
         return .reserved(reservation, warningClaimed: claimed, costWarningClaimed: costClaimed)
     }

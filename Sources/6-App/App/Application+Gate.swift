@@ -155,7 +155,7 @@ extension Application {
             challenges: challengeStore,
             allowances: AllowanceMeter(store: allowanceStore, calendar: configuration.budgetCalendar),
             spendGuard: SpendGuard(
-                store: DynamoCeilingStore(table: table),
+                store: DynamoCeilingStore(table: table, shards: configuration.aiCeilingShards),
                 dailyLimit: configuration.aiDailyCallBudget,
                 dailyBudgetMicros: configuration.aiDailyCostBudgetMicros,
                 calendar: configuration.budgetCalendar

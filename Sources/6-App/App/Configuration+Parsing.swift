@@ -105,6 +105,7 @@ extension Configuration {
 
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
         aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")
+        aiCeilingShards = reader.number("AI_CEILING_SHARDS", default: 1, range: 1...256)
         if let zone = env["BUDGET_TIMEZONE"] {
             budgetTimeZone = zone
             do {

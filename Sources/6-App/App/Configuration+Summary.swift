@@ -83,6 +83,7 @@ extension Configuration {
             ]),
             "aiDailyCallBudget": int(aiDailyCallBudget),
             "aiDailyCostBudgetMicroUSD": .int(aiDailyCostBudgetMicros),
+            "aiCeilingShards": int(aiCeilingShards),
             "budgetTimeZone": .string(budgetTimeZone),
             "paidClaim": paidClaim.map { .string("\($0.claim)=\($0.value)") } ?? .null,
             "upstream": .object([

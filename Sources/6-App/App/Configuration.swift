@@ -92,6 +92,9 @@ package struct Configuration: Sendable {
     package var aiDailyCallBudget = 0
     /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.
     package var aiDailyCostBudgetMicros: Int64 = 0
+    /// `AI_CEILING_SHARDS`: how many table rows each day's ceiling is split over (docs/dynamodb.md,
+    /// "Capacity"); both limits are split exactly.
+    package var aiCeilingShards = 1
     package var budgetTimeZone = "UTC"
     package var budgetCalendar = LocalCalendar.utc
     package var paidClaim: PaidClaim?

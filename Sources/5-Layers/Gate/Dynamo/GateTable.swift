@@ -17,7 +17,8 @@ package struct GateTable: Sendable {
     /// A key of the table.
     package static func key(_ pk: String, _ sk: String) -> Item { ["PK": .s(pk), "SK": .s(sk)] }
 
-    /// One conditional update, resend-safe through its own-write token (`OwnWriteUpdate`).
+    /// One conditional update, resend-safe through its own-write token (`OwnWriteUpdate`), tried again for
+    /// contention (`Contention`) with the same token until the call's deadline.
     /// - Throws: `StoreError` named after `operation` for anything but a refused condition.
     func update(
         _ operation: String,
@@ -36,10 +37,19 @@ package struct GateTable: Sendable {
             tokenAttribute: tokenAttribute,
             returnValues: returnValues
         )
-        do {
-            return try await client.ownWriteUpdate(write, random: random, deadline: deadline)
-        } catch {
-            throw StoreError("store.\(operation)_failed", detail: error.description)
+        let token = OwnWriteToken.mint(random)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.ownWriteUpdate(write, token: token, deadline: deadline)
+            } catch  where error.isContention {
+                guard await Contention.standard.wait(afterAttempt: attempt, random: random, deadline: deadline) else {
+                    throw StoreError("store.\(operation)_contended", detail: error.description)
+                }
+            } catch {
+                throw StoreError("store.\(operation)_failed", detail: error.description)
+            }
         }
     }
 

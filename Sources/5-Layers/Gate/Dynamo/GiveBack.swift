@@ -16,22 +16,28 @@ internal import DynamoDB
 /// reservation ever writes its marker (the call ID is 16 random bytes), so the marker exists exactly
 /// when the decrement applied.
 ///
-/// The failure direction is a unit that stays spent: a cancellation for a concurrent transaction on the
-/// row (`TransactionConflict`) is retried twice and then reported as a store error, and a give-back that
-/// never completes (timeout, Lambda ended) leaves the reservation in place. None can admit past a limit.
+/// The failure direction is a unit that stays spent. A cancellation for contention (another transaction
+/// holds one of the items, `TransactionConflict`, or an item is throttled, `ThrottlingError`) applied
+/// nothing, so the same transaction is tried again (`Contention`) until the call's deadline; the marker
+/// keeps every try safe. Only a give-back that never completes by then (or a Lambda that ends) leaves
+/// the reservation in place, reported as a store error. None can admit past a limit.
 struct GiveBack: Sendable {
     let table: GateTable
     /// The marker's sort key (`ALLOWANCE`, `CEILING`).
     let kind: String
     let retentionSeconds: Int64 = 3 * 86_400
 
+    /// One counter row and the amounts to take off it.
+    struct Part: Sendable {
+        let key: Item
+        /// attribute → amount to take off (negative adds; a positive amount is conditioned on the row
+        /// holding at least as much).
+        let amounts: [(String, Int64)]
+    }
+
     static func marker(_ callID: String, _ kind: String) -> Item { GateTable.key("RETURN#\(callID)", kind) }
 
-    /// - Parameters:
-    ///   - amounts: attribute → amount to take off (negative adds; a positive amount is conditioned on the
-    ///     row holding at least as much).
-    ///   - dayEnd: the Unix second the counter's day ends (the marker's TTL follows the row's).
-    /// - Returns: true when applied (now or by an earlier send), false when the row holds too little.
+    /// A give-back from one counter row.
     func apply(
         _ operation: String,
         callID: String,
@@ -39,38 +45,72 @@ struct GiveBack: Sendable {
         amounts: [(String, Int64)],
         dayEnd: Int64
     ) async throws(StoreError) -> Bool {
-        let amounts = amounts.filter { $0.1 != 0 }
-        guard !amounts.isEmpty else { return true }
-        guard !callID.isEmpty else { throw StoreError("store.\(operation)_unnamed") }
-        var condition: DynamoExpression?
-        for (attribute, amount) in amounts where amount > 0 {
-            let clause: DynamoExpression = "\(name: attribute) >= \(value: .number(amount))"
-            condition = condition.map { $0.and(clause) } ?? clause
+        try await apply(operation, callID: callID, parts: [Part(key: key, amounts: amounts)], dayEnd: dayEnd)
+    }
+
+    /// - Parameters:
+    ///   - parts: the counter rows (a ceiling shard or several) and what to take off each.
+    ///   - dayEnd: the Unix second the counters' day ends (the marker's TTL follows the rows').
+    /// - Returns: true when applied (now or by an earlier send), false when a row holds too little.
+    func apply(
+        _ operation: String,
+        callID: String,
+        parts: [Part],
+        dayEnd: Int64
+    ) async throws(StoreError) -> Bool {
+        let parts = parts.map { Part(key: $0.key, amounts: $0.amounts.filter { $0.1 != 0 }) }.filter {
+            !$0.amounts.isEmpty
         }
-        let update = UpdateExpression(add: amounts.map { "\(name: $0.0) \(value: .number(-$0.1))" })
+        guard !parts.isEmpty else { return true }
+        guard !callID.isEmpty else { throw StoreError("store.\(operation)_unnamed") }
         var markerItem = Self.marker(callID, kind)
         markerItem[Table.ttlAttribute] = .number(dayEnd + retentionSeconds)
-        for (attribute, amount) in amounts { markerItem[attribute] = .number(amount) }
-        let actions: [TransactWrite] = [
-            .put(PutItem(table: table.table, item: markerItem, condition: "attribute_not_exists(PK)")),
-            .update(UpdateItem(table: table.table, key: key, update: update, condition: condition)),
-        ]
-        for attempt in 1...3 {
-            let outcome = try await table.run(operation) { deadline throws(DynamoDBError) in
-                try await table.client.transactWrite(actions, deadline: deadline)
-            }
-            switch outcome {
-            case .applied:
-                return true
-            case .cancelled(let reasons):
-                if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
-                if reasons.count > 1, reasons[1] == "ConditionalCheckFailed" { return false }
-                guard attempt < 3, reasons.contains("TransactionConflict") else {
-                    throw StoreError("store.\(operation)_cancelled", detail: reasons.joined(separator: ","))
-                }
-                try? await Task.sleep(for: .milliseconds(15 * attempt * attempt))
+        for part in parts {
+            for (attribute, amount) in part.amounts {
+                markerItem[attribute] = .number((markerItem[attribute]?.intValue ?? 0) + amount)
             }
         }
-        throw StoreError("store.\(operation)_cancelled", detail: "unreachable")
+        var actions: [TransactWrite] = [
+            .put(PutItem(table: table.table, item: markerItem, condition: "attribute_not_exists(PK)"))
+        ]
+        for part in parts {
+            var condition: DynamoExpression?
+            for (attribute, amount) in part.amounts where amount > 0 {
+                let clause: DynamoExpression = "\(name: attribute) >= \(value: .number(amount))"
+                condition = condition.map { $0.and(clause) } ?? clause
+            }
+            let update = UpdateExpression(add: part.amounts.map { "\(name: $0.0) \(value: .number(-$0.1))" })
+            actions.append(.update(UpdateItem(table: table.table, key: part.key, update: update, condition: condition)))
+        }
+        let deadline = Deadline.forCall()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let contended: String
+            do {
+                switch try await table.client.transactWrite(actions, deadline: deadline) {
+                case .applied:
+                    return true
+                case .cancelled(let reasons):
+                    if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
+                    if reasons.dropFirst().contains("ConditionalCheckFailed") { return false }
+                    guard reasons.contains(where: { $0 == "TransactionConflict" || $0 == "ThrottlingError" }) else {
+                        throw StoreError("store.\(operation)_cancelled", detail: reasons.joined(separator: ","))
+                    }
+                    contended = reasons.joined(separator: ",")
+                }
+            } catch let error as DynamoDBError where error.isContention {
+                contended = error.description
+            } catch let error as DynamoDBError {
+                throw StoreError("store.\(operation)_failed", detail: error.description)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError("store.\(operation)_failed", detail: "\(error)")
+            }
+            guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline) else {
+                throw StoreError("store.\(operation)_contended", detail: contended)
+            }
+        }
     }
 }
