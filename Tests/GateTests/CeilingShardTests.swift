@@ -103,8 +103,11 @@ import Testing
         return total
     }
 
-    @Test func overFourShardsTheMoneyCeilingAdmitsExactlyWhatTheBudgetHolds() async throws {
-        let table = try await MotoTable.make()
+    /// With `resent`, every write and transaction is sent twice, its first answer dropped (a lost answer).
+    @Test(arguments: [false, true])
+    func overFourShardsTheMoneyCeilingAdmitsExactlyWhatTheBudgetHolds(resent: Bool) async throws {
+        let hook = resent ? ResendingTransport(resending: ["UpdateItem", "TransactWriteItems"]) : nil
+        let table = try await MotoTable.make(hook: hook)
         let store = DynamoCeilingStore(table: table, shards: 4)
         // 1,000 micro-USD over 4 shards of 250: no shard alone holds a worst case of 300, the day holds 3.
         var held: [CeilingReservation] = []
@@ -126,6 +129,7 @@ import Testing
             #expect(try await store.giveBack(reservation, calls: 0, micros: 200))
         }
         #expect(try await Self.total(table, shards: 4).cost == 300)
+        if let hook { #expect(hook.resent > 0) }
     }
 
     @Test func racingInstancesNeverPassTheCallLimitAndFillIt() async throws {

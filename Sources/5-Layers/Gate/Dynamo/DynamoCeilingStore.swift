@@ -68,6 +68,11 @@ package struct DynamoCeilingStore: CeilingStore {
             worst: max(0, worstCaseMicros),
             shards: shards
         )
+        return try await reserve(limits)
+    }
+
+    /// One call's reservation: a shard alone, or several at once at the end of a day.
+    func reserve(_ limits: Limits) async throws(StoreError) -> CeilingAttempt {
         let deadline = Deadline.forCall()
         let start = shards == 1 ? 0 : Int(Contention.jitter(table.random) * Double(shards)) % shards
         var rows: [Int: Item] = [:]  // shards that refused this call, as they stood
