@@ -1,6 +1,8 @@
 # Alarms on the EMF metrics of the decision log line (namespace AttestGate; dimension sets [environment]
-# and [environment, route, mode]; `route` is the route's feature name) and on the function's errors.
-# infra/tests/check_metrics.py replays real decision lines against every metric and dimension used here.
+# and [environment, route, mode]; `route` is the route's feature name), on the function's errors and on
+# the table's contention (AWS/Lambda and AWS/DynamoDB, which AWS emits, not the decision line).
+# infra/tests/check_metrics.py replays real decision lines against every AttestGate metric and dimension
+# used here, and refuses any other namespace than those two AWS ones.
 
 locals {
   alarm_actions = var.alarm_sns_topic_arn == "" ? [] : [var.alarm_sns_topic_arn]
@@ -91,6 +93,49 @@ resource "aws_cloudwatch_metric_alarm" "function_errors" {
   evaluation_periods  = 1
   threshold           = var.function_errors_threshold
   comparison_operator = "GreaterThanThreshold"
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+}
+
+# The table's item-level requests refused for a transaction conflict (AWS/DynamoDB TransactionConflict):
+# a write on an item a TransactWriteItems holds, or two transactions on one item. The gate sends each again
+# until the deadline (docs/dynamodb.md, "Contention"), so conflicts are expected at peaks. The threshold is
+# a starting point, an estimate: 20 a second per ceiling shard, about what shards carrying their planned
+# peak produce (20-50 calls/s each at half-time held: docs/dynamodb.md, "Capacity"). 15 minutes above it
+# means the peak outgrew AI_CEILING_SHARDS: size it again, between days (docs/operations.md).
+resource "aws_cloudwatch_metric_alarm" "transaction_conflicts" {
+  alarm_name          = "${local.name}-transaction-conflicts"
+  alarm_description   = "AttestGate ${var.environment}: more than ${var.ai_ceiling_shards * 6000} transaction conflicts per 5 minutes for 15 minutes on the table (AWS/DynamoDB TransactionConflict). See docs/operations.md, DynamoDB contention."
+  namespace           = "AWS/DynamoDB"
+  metric_name         = "TransactionConflict"
+  dimensions          = { TableName = aws_dynamodb_table.main.name }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 3
+  datapoints_to_alarm = 3
+  threshold           = var.ai_ceiling_shards * 6000
+  comparison_operator = "GreaterThanThreshold"
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+}
+
+# Writes throttled on the table for 15 minutes (AWS/DynamoDB WriteThrottleEvents): an item or partition
+# written past 1,000 write units a second (too few ceiling shards, one hot row), or the table past its
+# quota or warm throughput. Throttled writes are tried again until the deadline; sustained, calls fail.
+resource "aws_cloudwatch_metric_alarm" "write_throttles" {
+  alarm_name          = "${local.name}-write-throttles"
+  alarm_description   = "AttestGate ${var.environment}: the table throttled writes in each of 3 consecutive 5-minute periods (AWS/DynamoDB WriteThrottleEvents). See docs/operations.md, DynamoDB contention."
+  namespace           = "AWS/DynamoDB"
+  metric_name         = "WriteThrottleEvents"
+  dimensions          = { TableName = aws_dynamodb_table.main.name }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 3
+  datapoints_to_alarm = 3
+  threshold           = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
   treat_missing_data  = "notBreaching"
   alarm_actions       = local.alarm_actions
   ok_actions          = local.alarm_actions

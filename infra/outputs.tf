@@ -70,6 +70,8 @@ output "alarm_names" {
       aws_cloudwatch_metric_alarm.budget_warning.alarm_name,
       aws_cloudwatch_metric_alarm.budget_exhausted.alarm_name,
       aws_cloudwatch_metric_alarm.block_spike.alarm_name,
+      aws_cloudwatch_metric_alarm.transaction_conflicts.alarm_name,
+      aws_cloudwatch_metric_alarm.write_throttles.alarm_name,
     ],
     [for a in aws_cloudwatch_metric_alarm.function_errors : a.alarm_name],
     [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.alarm_name],

@@ -160,8 +160,13 @@ def main() -> int:
     alarms = tfload.resources(parsed, "aws_cloudwatch_metric_alarm")
     watched = {(unquote(a.get("namespace")), unquote(a.get("metric_name"))) for a in alarms.values()}
     for metric in [("AttestGate", "budget_warning"), ("AttestGate", "budget_exhausted"), ("AttestGate", "block"),
-                   ("AttestGate", "unavailable"), ("AWS/Lambda", "Errors")]:
+                   ("AttestGate", "unavailable"), ("AWS/Lambda", "Errors"), ("AWS/DynamoDB", "TransactionConflict"),
+                   ("AWS/DynamoDB", "WriteThrottleEvents")]:
         expect(metric in watched, f"alarms: none on {metric[0]} {metric[1]}")
+    for name, alarm in alarms.items():
+        if unquote(alarm.get("namespace")) == "AWS/DynamoDB":
+            expect("aws_dynamodb_table.main.name" in str(alarm.get("dimensions")),
+                   f"alarm {name}: watches the table (TableName = aws_dynamodb_table.main.name)")
     for name, alarm in alarms.items():
         expect(alarm.get("alarm_actions") == "${local.alarm_actions}", f"alarm {name}: actions from the SNS variable")
 

@@ -105,6 +105,21 @@ class CheckMetricsTests(unittest.TestCase):
         self.assertTrue(any("block_spike" in p for p in problems))
         self.assertEqual(run_with(self.alarms, only_budget, require=("budget_warning",)), [])
 
+    @staticmethod
+    def alarm_in(namespace, metric="block"):
+        body = {"namespace": f'"{namespace}"', "metric_name": f'"{metric}"',
+                "dimensions": {"environment": "${var.environment}"}}
+        return {"alarms.tf": {"resource": [{"aws_cloudwatch_metric_alarm": {"probe": body}}]}}
+
+    def test_alarms_on_aws_namespaces_are_accepted_and_not_replayed(self):
+        for namespace in sorted(check_metrics.AWS_NAMESPACES):
+            self.assertEqual(check_metrics.alarms_from_terraform(self.alarm_in(namespace, "Errors")), [])
+
+    def test_alarm_in_an_unknown_namespace_fails(self):
+        for namespace in ("AttestGat", "AWS/DynamoDb", "AWS/ApiGateway", "${var.namespace}"):
+            with self.assertRaises(SystemExit):
+                check_metrics.alarms_from_terraform(self.alarm_in(namespace))
+
     def test_coverage_mode_reports_but_passes_partial_captures(self):
         only_budget = [raw for raw in FIXTURE_LINES if "budget_used" in raw]
         self.assertTrue(run(self.alarms, only_budget))

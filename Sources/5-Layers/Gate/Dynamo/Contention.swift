@@ -20,6 +20,13 @@ struct Contention: Sendable {
 
     static let standard = Contention()
 
+    /// A transaction's cancellation reasons that mean contention: an item held by another transaction, or
+    /// throttled (`ThrottlingError` on on-demand tables, `ProvisionedThroughputExceeded` on provisioned ones;
+    /// API Reference, `TransactWriteItems`, "CancellationReasons").
+    static let cancellationCodes: Set<String> = [
+        "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded",
+    ]
+
     /// The wait after try `attempt` (1-based): `jitter × min(cap, base × 2^(attempt-1))`. Pure.
     func delay(afterAttempt attempt: Int, jitter: Double) -> Duration {
         let exponent = min(max(attempt - 1, 0), 20)

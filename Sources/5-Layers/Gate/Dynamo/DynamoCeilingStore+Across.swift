@@ -80,7 +80,7 @@ extension DynamoCeilingStore {
             case .cancelled(let reasons) where reasons.contains("ConditionalCheckFailed"):
                 return .raced
             case .cancelled(let reasons)
-            where reasons.contains(where: { $0 == "TransactionConflict" || $0 == "ThrottlingError" }):
+            where reasons.contains(where: { Contention.cancellationCodes.contains($0) }):
                 guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
                 else { throw StoreError("store.ceiling_reserve_contended", detail: reasons.joined(separator: ",")) }
                 continue

@@ -94,7 +94,7 @@ struct GiveBack: Sendable {
                 case .cancelled(let reasons):
                     if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
                     if reasons.dropFirst().contains("ConditionalCheckFailed") { return false }
-                    guard reasons.contains(where: { $0 == "TransactionConflict" || $0 == "ThrottlingError" }) else {
+                    guard reasons.contains(where: { Contention.cancellationCodes.contains($0) }) else {
                         throw StoreError("store.\(operation)_cancelled", detail: reasons.joined(separator: ","))
                     }
                     contended = reasons.joined(separator: ",")
