@@ -21,7 +21,8 @@ help:
 	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
 	@echo "make setup | build | lint | format | clean | link-check | init-order"
 	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
-	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput"
+	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput,"
+	@echo "             then the ceiling's contention figures (503s, lost settles, latency, scaled 5,000 calls/s)"
 	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
 	@echo "make ddb-standin-check - the local DynamoDB's rules (holds, throughput) refuse what DynamoDB refuses"
 	@echo "make openapi-check | api-fuzz | ref-check - the contract (docs/api.md, docs/openapi.yaml) and its references"
@@ -166,8 +167,10 @@ fuzz-smoke:
 ## bench: the performance figures of docs/performance.md, one table (local-harness/bench.py): cold start
 ## next to the Python stack, RSS over 10,000 metered calls, runtime-loop throughput, App Attest rates next to
 ## OpenSSL verifications in alternating windows (and `openssl speed`), DynamoDB requests and gate latency per
-## iOS call against moto, sizes. Figures, not tests:
-## never part of `make test`. BENCH_ARGS=--quick for a short pass.
+## iOS call against moto, sizes. Then the ceiling under contention (local-harness/contention_bench.py, about 2
+## minutes: 503s, lost settles, latency and DynamoDB requests per call against the stand-in at 8-64 calls in
+## flight, a scaled simulation of 5,000 calls/s; build/bench-contention.txt and .json). Figures, not tests:
+## never part of `make test`. BENCH_ARGS=--quick for a short pass (bench.py only).
 BENCH_ARGS ?=
 bench: package
 	$(SWIFT) build $(SWIFT_RELEASE) --product AppAttestBench
@@ -180,6 +183,9 @@ bench: package
 	  | tee build/bench-appattest.txt
 	$(PYTHON) local-harness/bench.py --bin .build/release --app-attest build/bench-appattest.txt \
 	  --json build/bench.json $(BENCH_ARGS)
+	$(SWIFT) build --product ddb-harness
+	$(PYTHON) local-harness/contention_bench.py --bootstrap .build/release/bootstrap --attestgate .build/release/attestgate \
+	  --ddb-harness $$($(SWIFT) build --show-bin-path)/ddb-harness | tee build/bench-contention.txt
 
 ## ci-ddb-local: moto + the loss proxy on free loopback ports, then every conditional write of the product
 ## resent two ways, with controls, broken expressions and races (docs/resend-harness.md); always stopped after.

@@ -22,6 +22,14 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+// `ddb-harness ceiling-sim ...`: the scaled simulation of `make bench` (CeilingSimulation.swift).
+if CommandLine.arguments.dropFirst().first == "ceiling-sim" {
+    guard let endpoint = environment("DYNAMODB_ENDPOINT") else { fail("ceiling-sim: set DYNAMODB_ENDPOINT") }
+    let simulation = CeilingSimulation(Array(CommandLine.arguments.dropFirst(2)))
+    print(String(decoding: await simulation.run(endpoint: endpoint).serializedBytes, as: UTF8.self))
+    exit(0)
+}
+
 var only: Set<String>?
 var broken: Set<String> = []
 var runRaces = true
