@@ -39,6 +39,8 @@ locals {
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
       AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
       AI_CEILING_SHARDS                  = tostring(var.ai_ceiling_shards)
+      AI_DAILY_UNPROVEN_CALL_BUDGET      = var.ai_daily_unproven_call_budget == 0 ? "" : tostring(var.ai_daily_unproven_call_budget)
+      AI_DAILY_UNPROVEN_COST_BUDGET_USD  = var.ai_daily_unproven_cost_budget_usd == "0" ? "" : var.ai_daily_unproven_cost_budget_usd
       ALLOW_SEED_RELEASE                 = var.allow_seed_release ? "true" : ""
       BUDGET_TIMEZONE                    = var.budget_timezone
       PAID_CLAIM                         = var.paid_claim

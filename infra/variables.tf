@@ -242,6 +242,18 @@ variable "ai_ceiling_shards" {
   }
 }
 
+variable "ai_daily_unproven_call_budget" {
+  description = "AI_DAILY_UNPROVEN_CALL_BUDGET: the unproven pool's sub-ceiling on calls per day, for routes with `unproven` (counted in ai_daily_call_budget too); 0 = none."
+  type        = number
+  default     = 0
+}
+
+variable "ai_daily_unproven_cost_budget_usd" {
+  description = "AI_DAILY_UNPROVEN_COST_BUDGET_USD: the unproven pool's sub-ceiling in US dollars per day (needs ai_daily_cost_budget_usd); \"0\" = none."
+  type        = string
+  default     = "0"
+}
+
 variable "allow_seed_release" {
   description = "ALLOW_SEED_RELEASE: let a route use `release = \"seed\"` (timed-out calls given back) in production."
   type        = bool
@@ -300,6 +312,8 @@ variable "routes" {
     # Issue 16 and 17: DeviceCheck on this route, and the highest Play device activity accepted.
     deviceCheckFallback = optional(bool)
     maxDeviceActivity   = optional(string)
+    # The unproven pool: an enforce route's allowance for calls with no proof (docs/gate.md, "The unproven pool").
+    unproven = optional(object({ allowance = object({ firstDay = number, laterDays = number }) }))
   }))
   default = [
     { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },

@@ -177,6 +177,32 @@ import Testing
         }
     }
 
+    /// The unproven pool needs its sub-ceiling and the environment's ceiling it is counted in.
+    @Test func anUnprovenPoolNeedsItsSubCeilingAndTheEnvironmentsCeiling() throws {
+        let route =
+            #"[{"method":"POST","path":"/a","feature":"a","unproven":{"allowance":{"firstDay":2,"laterDays":1}}}]"#
+        let base = ConfigurationTests.minimal.with("ROUTES", route).with("APPLE_TEAM_ID", "TEAM123456")
+            .with("APPLE_BUNDLE_IDS", "com.example.app")
+        func details(_ env: Environment) -> String {
+            do {
+                _ = try Configuration(environment: env)
+                return ""
+            } catch {
+                return error.problems.map(\.detail).joined(separator: "; ")
+            }
+        }
+        #expect(details(base.with("AI_DAILY_CALL_BUDGET", "100")).contains("the pool needs a sub-ceiling"))
+        #expect(details(base.with("AI_DAILY_UNPROVEN_CALL_BUDGET", "10")).contains("the environment has no ceiling"))
+        #expect(
+            details(base.with("AI_DAILY_CALL_BUDGET", "100").with("AI_DAILY_UNPROVEN_COST_BUDGET_USD", "1"))
+                .contains("needs AI_DAILY_COST_BUDGET_USD")
+        )
+        let config = try Configuration(
+            environment: base.with("AI_DAILY_CALL_BUDGET", "100").with("AI_DAILY_UNPROVEN_CALL_BUDGET", "10")
+        )
+        #expect(config.hasUnprovenPool && config.routes.first?.unproven == AllowancePolicy(firstDay: 2, laterDays: 1))
+    }
+
     @Test func theDesignExampleParsesWithEveryField() throws {
         let json = #"""
             [{"method":"POST","path":"/v1/generate","feature":"generation","allowance":{"firstDay":14,"laterDays":9},
@@ -272,6 +298,11 @@ import Testing
         (#"[{"method":"POST","path":"/a","feature":"a","repeatAllowance":3}]"#, "repeatAllowance must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","onUnknownDevice":"deny"}]"#, "onUnknownDevice must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","onUnknownDevice":true}]"#, "onUnknownDevice must be"),
+        (#"[{"method":"POST","path":"/a","feature":"a","unproven":{"firstDay":1,"laterDays":1}}]"#, "unproven must be"),
+        (
+            #"[{"method":"POST","path":"/a","feature":"a","unproven":{"allowance":{"firstDay":1},"x":1}}]"#,
+            "unproven must be"
+        ),
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":0}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a","feature":"a","maxResponseBytes":99999999}]"#, "maxResponseBytes must be"),
         (#"[{"method":"POST","path":"/a/{b}","feature":"a"}]"#, "upstreamPath is required"),

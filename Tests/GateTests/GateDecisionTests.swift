@@ -33,6 +33,23 @@ import Testing
         #expect(GateDecision.decide(mode: .enforce, evidence: genuine, onUnavailable: .deny).admit)
     }
 
+    /// The unproven pool takes only a call with no proof at all, only on enforce (docs/gate.md, "The unproven pool").
+    @Test func theUnprovenPoolServesOnlyAbsentProofsOnEnforce() {
+        let pooled = GateDecision.decide(mode: .enforce, evidence: .absent, onUnavailable: .allow, unprovenPool: true)
+        #expect(pooled.admit && pooled.pooled && pooled.metrics == ["attestation_check": 1, "unproven": 1])
+        let forged = GateDecision.decide(mode: .enforce, evidence: rejected, onUnavailable: .allow, unprovenPool: true)
+        #expect(!forged.admit && forged.label == "block")
+        let watched = GateDecision.decide(mode: .monitor, evidence: .absent, onUnavailable: .allow, unprovenPool: true)
+        #expect(watched.admit && !watched.pooled && watched.label == "would_block")
+        let closed = GateDecision.decide(
+            mode: .enforce,
+            evidence: unavailable,
+            onUnavailable: .deny,
+            unprovenPool: true
+        )
+        #expect(!closed.admit && !closed.pooled)
+    }
+
     @Test func unavailableFollowsTheRoutePolicyAndIsAlwaysCounted() {
         let open = GateDecision.decide(mode: .enforce, evidence: unavailable, onUnavailable: .allow)
         #expect(open.admit && open.label == "pass" && open.metrics["unavailable"] == 1)

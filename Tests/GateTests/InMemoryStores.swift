@@ -140,6 +140,18 @@ final class InMemoryChallengeStore: ChallengeStore, ProfileStore {
 
     func spend(deviceID: String, challenge: [UInt8], now: Date) async throws -> Bool { false }
 
+    /// Replacements counted per device; past `replacementLimit` they are refused as the table refuses them.
+    let replacements = Mutex<[String: Int]>([:])
+    let replacementLimit = 200
+
+    func countReplacement(deviceID: String, now: Date) async throws {
+        let allowed = replacements.withLock { counts in
+            counts[deviceID, default: 0] += 1
+            return counts[deviceID, default: 0] <= replacementLimit
+        }
+        guard allowed else { throw ChallengeIssueError.tooMany }
+    }
+
     func profile(subject: Subject, today: String) async throws -> DeviceProfile {
         switch subject {
         case .device(let deviceID):

@@ -18,6 +18,9 @@ package struct CeilingReservation: Sendable, Hashable {
     /// Where the units are held: one part on one ceiling shard, or at the end of a day several
     /// (docs/gate.md, "The ceiling under contention").
     package let parts: [CeilingPart]
+    /// The unproven pool's own reservation when the call was served from it (at most one; docs/gate.md,
+    /// "The unproven pool"): given back and settled with this one.
+    package var pooled: [CeilingReservation] = []
 
     package init(
         day: String,

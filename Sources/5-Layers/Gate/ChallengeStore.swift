@@ -34,6 +34,13 @@ package protocol ChallengeStore: Sendable {
     ///   already spent, or has expired.
     /// - Throws: `StoreError` when the store fails.
     func spend(deviceID: String, challenge: [UInt8], now: Date) async throws -> Bool
+
+    /// Counts one challenge handed out to replace a spent one against the device's daily bound: a refused
+    /// call's replacement, so that spending and refusing cannot loop without end (docs/gate.md, "Rows and
+    /// writes").
+    /// - Throws: `ChallengeIssueError.tooMany` past the bound (the replacement is then not handed out),
+    ///   `StoreError` when the store fails.
+    func countReplacement(deviceID: String, now: Date) async throws
 }
 
 /// The device asked for more challenges today than any genuine install needs.

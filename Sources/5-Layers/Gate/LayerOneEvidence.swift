@@ -94,10 +94,14 @@ package struct LayerOneEvidence: EvidenceSource {
         let looked = appleAsked ? try? lookup.get() : nil
         let tierReport = EvidenceReport(evidence: .absent, profile: looked?.profile, attestedKey: looked?.key != nil)
 
+        // Our own store could not spend the challenge: the proof is still verified, and only one that
+        // verifies is our outage for the route's onUnavailable to decide; anything else is refused. A client
+        // that heats its own partition cannot turn headers that prove nothing into an admission
+        // (docs/gate.md, "Failure policy").
+        var spendFailure: String?
         switch spent {
         case .failure(let error):
-            // Our own store: the route's onUnavailable decides (docs/gate.md, "Failure policy").
-            return tierReport.with(.unavailable(proof: first, reason: MeteredCall.slug(error)))
+            spendFailure = MeteredCall.slug(error)
         case .success(false):
             return tierReport.with(.rejected(proof: first, reason: GateReason.challengeUnspendable.slug))
         case .success(true):
@@ -112,7 +116,10 @@ package struct LayerOneEvidence: EvidenceSource {
             case .success(let bound):
                 binding = bound
             case .failure(let refusal):
-                return tierReport.with(.rejected(proof: first, reason: refusal.reason), spentChallenge: true)
+                return tierReport.with(
+                    .rejected(proof: first, reason: refusal.reason),
+                    spentChallenge: spendFailure == nil
+                )
             }
         }
 
@@ -170,15 +177,24 @@ package struct LayerOneEvidence: EvidenceSource {
                 ]
             )
         }
+        var evidence = Self.evidence(merged)
+        if let spendFailure {
+            switch evidence {
+            case .genuine(let proof): evidence = .unavailable(proof: proof, reason: spendFailure)
+            case .rejected: break
+            case .unavailable(let proof, _): evidence = .rejected(proof: proof, reason: spendFailure)
+            case .absent: evidence = .rejected(proof: first, reason: spendFailure)
+            }
+        }
         var report = EvidenceReport(
-            evidence: Self.evidence(merged),
-            spentChallenge: true,
+            evidence: evidence,
+            spentChallenge: spendFailure == nil,
             profile: tierReport.profile,
             attestedKey: tierReport.attestedKey,
             recordedTier: recordedTier,
             providerUnavailable: merged.unavailableRejected
         )
-        if merged.passes, merged.decidedBy == .playIntegrity, let playCheck,
+        if spendFailure == nil, merged.passes, merged.decidedBy == .playIntegrity, let playCheck,
             let token = request.header(Header.playToken)
         {
             report.playRecall = PlayRecallEvidence(recall: playCheck.recall, integrityToken: token)

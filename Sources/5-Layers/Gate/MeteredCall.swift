@@ -140,7 +140,19 @@ package struct MeteredCall: Sendable {
         let spent = report.spentChallenge
         async let next = nextChallenge(for: deviceID, spent: spent, now: now, logger: logger)
         let response = await answer(&record)
-        return Self.withChallenge(response, await next)
+        var issued = await next
+        if spent, response.status >= 400, issued != nil {
+            // A refused call's replacement counts against the device's daily issue bound like any issue:
+            // past it the client gets no next challenge, so a spend-and-refuse loop ends
+            // (docs/gate.md, "Rows and writes").
+            do {
+                try await challenges.countReplacement(deviceID: deviceID, now: now)
+            } catch {
+                logger.warning("next challenge withheld", ["reason": .string(Self.slug(error))])
+                issued = nil
+            }
+        }
+        return Self.withChallenge(response, issued)
     }
 
     /// The gate's decision on layer 1's evidence, then layers 2 and 3 and the upstream call: the answer
@@ -159,7 +171,12 @@ package struct MeteredCall: Sendable {
     ) async -> MeteredResponse {
         let decision =
             gated
-            ? GateDecision.decide(mode: route.mode, evidence: report.evidence, onUnavailable: route.onUnavailable)
+            ? GateDecision.decide(
+                mode: route.mode,
+                evidence: report.evidence,
+                onUnavailable: route.onUnavailable,
+                unprovenPool: route.unproven != nil && spendGuard.unproven != nil
+            )
             : GateDecision(admit: true, label: "skipped", metrics: [:])
         for (name, count) in decision.metrics { record.count(name, count) }
         if report.providerUnavailable, decision.metrics["unavailable"] == nil, gated {
@@ -168,6 +185,7 @@ package struct MeteredCall: Sendable {
             record.fields["providerUnavailable"] = .bool(true)
         }
         record.fields["decision"] = .string(decision.label)
+        if decision.pooled { record.fields["pool"] = .string("unproven") }
         guard decision.admit else {
             return .error(403, "attestation_required")
         }
@@ -184,7 +202,10 @@ package struct MeteredCall: Sendable {
             }
             // A user has no tier: the route's allowance. A device ID is metered by its tier.
             var policy = route.allowance
-            if case .device(let deviceID) = subject {
+            if decision.pooled, let unproven = route.unproven {
+                // Nothing proved which device this is: the pool's allowance, whatever a tier would say.
+                policy = unproven
+            } else if case .device(let deviceID) = subject {
                 let tier = try await deviceTier(
                     profile: profile,
                     report: report,
@@ -235,7 +256,12 @@ package struct MeteredCall: Sendable {
                 record.fields["decision"] = .string("unbounded_call")
                 return .error(503, "unavailable", headers: quotaHeader)
             }
-            switch try await spendGuard.reserve(paid: request.paid, worstCaseMicros: worstCase, now: now) {
+            switch try await spendGuard.reserve(
+                paid: request.paid,
+                worstCaseMicros: worstCase,
+                pooled: decision.pooled,
+                now: now
+            ) {
             case .notMetered:
                 ceiling = nil
             case .reserved(let reservation, let warningClaimed, let costWarningClaimed):

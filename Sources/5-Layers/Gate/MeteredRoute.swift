@@ -61,6 +61,10 @@ package struct MeteredRoute: Sendable, Hashable {
     package var repeatAllowance = MeteredRoute.defaultRepeatAllowance
     /// `onUnknownDevice`: how an `unknown` device ID is metered (`repeat` unless the route opts in to `first`).
     package var onUnknownDevice = UnknownDevicePolicy.repeat
+    /// `unproven.allowance`: on an `enforce` route, a call with no proof at all is served by this allowance
+    /// from the environment's unproven pool instead of refused; nil (the default): refused
+    /// (docs/gate.md, "The unproven pool").
+    package var unproven: AllowancePolicy?
 
     package static let defaultRepeatAllowance = AllowancePolicy(firstDay: 0, laterDays: 0)
 

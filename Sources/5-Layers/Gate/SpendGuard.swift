@@ -33,6 +33,9 @@ package struct SpendGuard: Sendable {
     }
 
     let store: any CeilingStore
+    /// The unproven pool's sub-ceiling (`AI_DAILY_UNPROVEN_*`), reserved before this one for a call served
+    /// from the pool and counted in both (docs/gate.md, "The unproven pool"); nil without one.
+    package var unproven: UnprovenPool?
     /// Calls per day; 0 means no call ceiling.
     package let dailyLimit: Int
     /// Micro-dollars per day; 0 means no money ceiling.
@@ -51,10 +54,47 @@ package struct SpendGuard: Sendable {
     /// The money warning threshold: 80 % of the budget, at least one micro-dollar.
     package var costWarningThreshold: Int64 { max(1, dailyBudgetMicros / 10 * 8) }
 
-    /// - Parameter worstCaseMicros: the call's worst-case cost (ignored without a money ceiling).
+    /// - Parameters:
+    ///   - worstCaseMicros: the call's worst-case cost (ignored without a money ceiling).
+    ///   - pooled: the call is served from the unproven pool: its sub-ceiling first, then this one; a refusal
+    ///     of either takes nothing (the pool's units come back when this ceiling refuses).
     /// - Throws: `StoreError` when the units cannot be taken (fail closed: `503 unavailable`); never for
     ///   a warning claim.
-    package func reserve(paid: Bool, worstCaseMicros: Int64 = 0, now: Date) async throws -> Outcome {
+    package func reserve(
+        paid: Bool,
+        worstCaseMicros: Int64 = 0,
+        pooled: Bool = false,
+        now: Date
+    ) async throws
+        -> Outcome
+    {
+        guard pooled, !paid else { return try await reserveOwn(paid: paid, worstCaseMicros: worstCaseMicros, now: now) }
+        guard let unproven else { throw StoreError("store.unproven_pool_missing") }
+        let pool: CeilingReservation
+        switch try await unproven.guardian.reserveOwn(paid: false, worstCaseMicros: worstCaseMicros, now: now) {
+        case .reserved(let reservation, _, _): pool = reservation
+        case .exhausted(let retryAfter, let which):
+            return .exhausted(retryAfter: retryAfter, ceiling: "unproven_\(which)")
+        case .notMetered: throw StoreError("store.unproven_pool_unmetered")
+        }
+        let outcome: Outcome
+        do {
+            outcome = try await reserveOwn(paid: false, worstCaseMicros: worstCaseMicros, now: now)
+        } catch {
+            try? await unproven.guardian.release(pool)
+            throw error
+        }
+        switch outcome {
+        case .reserved(var reservation, let warningClaimed, let costWarningClaimed):
+            reservation.pooled = [pool]
+            return .reserved(reservation, warningClaimed: warningClaimed, costWarningClaimed: costWarningClaimed)
+        case .exhausted, .notMetered:
+            try? await unproven.guardian.release(pool)
+            return outcome
+        }
+    }
+
+    private func reserveOwn(paid: Bool, worstCaseMicros: Int64, now: Date) async throws -> Outcome {
         guard dailyLimit > 0 || dailyBudgetMicros > 0, !paid else { return .notMetered }
         let day = calendar.day(at: now).iso
         let worst = dailyBudgetMicros > 0 ? max(0, worstCaseMicros) : 0
@@ -88,15 +128,26 @@ package struct SpendGuard: Sendable {
     /// - Throws: `StoreError` (the units then stay spent).
     package func release(_ reservation: CeilingReservation) async throws {
         try await store.release(reservation)
+        for pool in reservation.pooled { try? await unproven?.guardian.release(pool) }
     }
 
     /// Settles the money reservation to the cost the provider reported, once.
     /// - Parameter costMicros: the reported usage priced; nil when the answer carried no usage.
     /// - Throws: `StoreError` (the worst case then stays reserved).
     package func settle(_ reservation: CeilingReservation, costMicros: Int64?) async throws -> Settlement {
+        for pool in reservation.pooled { _ = try? await unproven?.guardian.settle(pool, costMicros: costMicros) }
         guard let costMicros, dailyBudgetMicros > 0 else { return .kept }
         let difference = reservation.costMicros - costMicros
         try await store.giveBack(reservation, calls: 0, micros: difference)
         return difference >= 0 ? .settled(givenBack: difference) : .exceeded(by: -difference)
     }
+}
+
+/// The unproven pool's sub-ceiling: a guard of its own over its own rows (`AI_UNPROVEN#{day}`), in calls
+/// (`AI_DAILY_UNPROVEN_CALL_BUDGET`) and money (`AI_DAILY_UNPROVEN_COST_BUDGET_USD`). A class so the
+/// environment's guard can hold it.
+package final class UnprovenPool: Sendable {
+    let guardian: SpendGuard
+
+    package init(_ guardian: SpendGuard) { self.guardian = guardian }
 }

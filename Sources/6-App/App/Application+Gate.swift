@@ -148,18 +148,29 @@ extension Application {
             transport: transport
         )
         let allowanceStore = DynamoAllowanceStore(table: table)
+        var spendGuard = SpendGuard(
+            store: DynamoCeilingStore(table: table, shards: configuration.aiCeilingShards),
+            dailyLimit: configuration.aiDailyCallBudget,
+            dailyBudgetMicros: configuration.aiDailyCostBudgetMicros,
+            calendar: configuration.budgetCalendar
+        )
+        if configuration.hasUnprovenPool {
+            spendGuard.unproven = UnprovenPool(
+                SpendGuard(
+                    store: DynamoCeilingStore.unprovenPool(table: table),
+                    dailyLimit: configuration.aiDailyUnprovenCallBudget,
+                    dailyBudgetMicros: configuration.aiDailyUnprovenCostBudgetMicros,
+                    calendar: configuration.budgetCalendar
+                )
+            )
+        }
         var meteredCall = MeteredCall(
             environment: configuration.environment.rawValue,
             evidence: evidence,
             profiles: challengeStore,
             challenges: challengeStore,
             allowances: AllowanceMeter(store: allowanceStore, calendar: configuration.budgetCalendar),
-            spendGuard: SpendGuard(
-                store: DynamoCeilingStore(table: table, shards: configuration.aiCeilingShards),
-                dailyLimit: configuration.aiDailyCallBudget,
-                dailyBudgetMicros: configuration.aiDailyCostBudgetMicros,
-                calendar: configuration.budgetCalendar
-            ),
+            spendGuard: spendGuard,
             upstream: upstream
         )
         // Android device IDs are tiered by device recall (PLAY_DEVICE_RECALL=on; needs Play Integrity).

@@ -106,6 +106,8 @@ extension Configuration {
         aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
         aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")
         aiCeilingShards = reader.number("AI_CEILING_SHARDS", default: 1, range: 1...256)
+        aiDailyUnprovenCallBudget = reader.number("AI_DAILY_UNPROVEN_CALL_BUDGET", default: 0, range: 0...100_000_000)
+        aiDailyUnprovenCostBudgetMicros = reader.dollars("AI_DAILY_UNPROVEN_COST_BUDGET_USD")
         if let zone = env["BUDGET_TIMEZONE"] {
             budgetTimeZone = zone
             do {
@@ -186,6 +188,7 @@ extension Configuration {
                 }
             }
         }
+        checkUnprovenPool(&reader)
         if deviceCheck == nil, let route = routes.first(where: { $0.deviceCheckFallback }) {
             reader.problem(
                 .invalidRoutes,
@@ -348,5 +351,42 @@ struct SettingsReader {
 extension Substring {
     fileprivate func trimmingCharacters(in set: Character) -> String {
         String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
+    }
+}
+
+extension Configuration {
+    /// The unproven pool (docs/gate.md, "The unproven pool") is served from its own sub-ceiling, counted in
+    /// the environment's ceilings too: a route with `unproven` needs both, and a money sub-ceiling needs the
+    /// money ceiling (the worst case it reserves is computed for that one).
+    fileprivate func checkUnprovenPool(_ reader: inout SettingsReader) {
+        if aiDailyUnprovenCostBudgetMicros > 0, aiDailyCostBudgetMicros == 0 {
+            reader.problem(
+                .invalidRoutes,
+                "AI_DAILY_UNPROVEN_COST_BUDGET_USD",
+                "a money sub-ceiling for the unproven pool needs AI_DAILY_COST_BUDGET_USD"
+            )
+        }
+        guard let route = routes.first(where: { $0.unproven != nil }) else { return }
+        if aiDailyUnprovenCallBudget == 0, aiDailyUnprovenCostBudgetMicros == 0 {
+            reader.problem(
+                .invalidRoutes,
+                "ROUTES",
+                "route \(route.feature) has an unproven pool but AI_DAILY_UNPROVEN_CALL_BUDGET and "
+                    + "AI_DAILY_UNPROVEN_COST_BUDGET_USD are both 0: the pool needs a sub-ceiling"
+            )
+        }
+        if aiDailyCallBudget == 0, aiDailyCostBudgetMicros == 0 {
+            reader.problem(
+                .invalidRoutes,
+                "ROUTES",
+                "route \(route.feature) has an unproven pool but the environment has no ceiling "
+                    + "(AI_DAILY_CALL_BUDGET or AI_DAILY_COST_BUDGET_USD): the pool is counted in it"
+            )
+        }
+    }
+
+    /// Whether any route serves calls from the unproven pool.
+    package var hasUnprovenPool: Bool {
+        routes.contains { $0.unproven != nil } && (aiDailyUnprovenCallBudget > 0 || aiDailyUnprovenCostBudgetMicros > 0)
     }
 }

@@ -11,7 +11,7 @@ extension SettingsReader {
         "method", "path", "feature", "allowance", "mode", "binding", "onUnavailable", "upstreamPath",
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
-        "maxDeviceActivity", "repeatAllowance", "onUnknownDevice",
+        "maxDeviceActivity", "repeatAllowance", "onUnknownDevice", "unproven",
         "stream", "maxStreamSeconds", "maxStreamBytes",
     ]
     /// The largest output or input cap a route may declare.
@@ -105,6 +105,16 @@ extension SettingsReader {
                 route[keyPath: path] = AllowancePolicy(firstDay: firstDay, laterDays: laterDays)
             } else {
                 errors.append("\(name) must be {\"firstDay\":n,\"laterDays\":n} with 0...100000")
+            }
+        }
+        if let value = fields["unproven"] {
+            let allowance = value["allowance"]
+            if value.objectValue?.count == 1, let allowance, let firstDay = count(allowance["firstDay"]),
+                let laterDays = count(allowance["laterDays"]), allowance.objectValue?.count == 2
+            {
+                route.unproven = AllowancePolicy(firstDay: firstDay, laterDays: laterDays)
+            } else {
+                errors.append("unproven must be {\"allowance\":{\"firstDay\":n,\"laterDays\":n}} with 0...100000")
             }
         }
         if let value = fields["onUnknownDevice"] {

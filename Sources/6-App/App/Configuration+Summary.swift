@@ -43,6 +43,9 @@ extension Configuration {
                     "firstDay": int(route.repeatAllowance.firstDay), "laterDays": int(route.repeatAllowance.laterDays),
                 ]),
                 "onUnknownDevice": .string(route.onUnknownDevice.rawValue),
+                "unproven": route.unproven.map {
+                    .object(["firstDay": int($0.firstDay), "laterDays": int($0.laterDays)])
+                } ?? .null,
             ])
         }
         return .object([
@@ -84,6 +87,8 @@ extension Configuration {
             "aiDailyCallBudget": int(aiDailyCallBudget),
             "aiDailyCostBudgetMicroUSD": .int(aiDailyCostBudgetMicros),
             "aiCeilingShards": int(aiCeilingShards),
+            "aiDailyUnprovenCallBudget": int(aiDailyUnprovenCallBudget),
+            "aiDailyUnprovenCostBudgetMicroUSD": .int(aiDailyUnprovenCostBudgetMicros),
             "budgetTimeZone": .string(budgetTimeZone),
             "paidClaim": paidClaim.map { .string("\($0.claim)=\($0.value)") } ?? .null,
             "upstream": .object([

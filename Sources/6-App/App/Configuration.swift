@@ -95,6 +95,10 @@ package struct Configuration: Sendable {
     /// `AI_CEILING_SHARDS`: how many table rows each day's ceiling is split over (docs/dynamodb.md,
     /// "Capacity"); both limits are split exactly.
     package var aiCeilingShards = 1
+    /// `AI_DAILY_UNPROVEN_CALL_BUDGET` / `AI_DAILY_UNPROVEN_COST_BUDGET_USD` (micro-dollars): the unproven
+    /// pool's sub-ceiling (docs/gate.md, "The unproven pool"); 0 means none.
+    package var aiDailyUnprovenCallBudget = 0
+    package var aiDailyUnprovenCostBudgetMicros: Int64 = 0
     package var budgetTimeZone = "UTC"
     package var budgetCalendar = LocalCalendar.utc
     package var paidClaim: PaidClaim?

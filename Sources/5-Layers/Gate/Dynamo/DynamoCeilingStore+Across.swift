@@ -20,7 +20,7 @@ extension DynamoCeilingStore {
     func reserveAcross(_ limits: Limits, known: [Int: Item], deadline: Deadline) async throws(StoreError) -> Across {
         var rows = known
         for shard in 0..<shards where rows[shard] == nil {
-            let key = Self.key(limits.day, shard: shard)
+            let key = row(limits.day, shard: shard)
             rows[shard] =
                 try await table.run("ceiling_read") { deadline throws(DynamoDBError) in
                     try await table.client.getItem(table.table, key: key, deadline: deadline)
@@ -28,7 +28,7 @@ extension DynamoCeilingStore {
         }
         guard let plan = Self.plan(limits, rows: rows) else { return .reached(Self.refusal(limits, rows: rows)) }
         let callID = OwnWriteToken.mint(table.random)
-        var marker = GateTable.key("RESERVE#\(callID)", "CEILING")
+        var marker = GateTable.key("RESERVE#\(callID)", giveBack.kind)
         marker[Table.ttlAttribute] = .number(DayKeys.endOfDay(limits.day) + retentionSeconds)
         var actions: [TransactWrite] = [
             .put(PutItem(table: table.table, item: marker, condition: "attribute_not_exists(PK)"))
@@ -52,7 +52,7 @@ extension DynamoCeilingStore {
                 .update(
                     UpdateItem(
                         table: table.table,
-                        key: Self.key(limits.day, shard: part.shard),
+                        key: row(limits.day, shard: part.shard),
                         update: UpdateExpression(set: [ttl(limits.day)], add: add),
                         condition: condition
                     )

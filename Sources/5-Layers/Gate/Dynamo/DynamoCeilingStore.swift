@@ -17,18 +17,37 @@ package struct DynamoCeilingStore: CeilingStore {
     /// How many rows the day's ceiling is split over (`AI_CEILING_SHARDS`).
     let shards: Int
     let giveBack: GiveBack
+    /// The rows' partition key prefix: `AI_BUDGET` for the environment's ceiling, `AI_UNPROVEN` for the
+    /// unproven pool's sub-ceiling (docs/gate.md, "The unproven pool").
+    let prefix: String
     let retentionSeconds: Int64 = 3 * 86_400
 
+    /// The environment's ceiling.
     package init(table: GateTable, shards: Int = 1) {
-        self.table = table
-        self.shards = max(1, shards)
-        giveBack = GiveBack(table: table, kind: "CEILING")
+        self.init(table: table, shards: shards, prefix: "AI_BUDGET", markerKind: "CEILING")
     }
 
-    /// Shard `shard`'s row of `day`.
-    static func key(_ day: String, shard: Int = 0) -> Item {
-        GateTable.key(shard == 0 ? "AI_BUDGET#\(day)" : "AI_BUDGET#\(day)#\(shard)", "TOTAL")
+    /// The unproven pool's sub-ceiling: its own rows and markers, the same writes.
+    package static func unprovenPool(table: GateTable) -> DynamoCeilingStore {
+        DynamoCeilingStore(table: table, shards: 1, prefix: "AI_UNPROVEN", markerKind: "UNPROVEN")
     }
+
+    init(table: GateTable, shards: Int, prefix: String, markerKind: String) {
+        self.table = table
+        self.shards = max(1, shards)
+        self.prefix = prefix
+        giveBack = GiveBack(table: table, kind: markerKind)
+    }
+
+    /// Shard `shard`'s row of `day` on the environment's ceiling.
+    static func key(_ day: String, shard: Int = 0) -> Item { key("AI_BUDGET", day, shard: shard) }
+
+    static func key(_ prefix: String, _ day: String, shard: Int) -> Item {
+        GateTable.key(shard == 0 ? "\(prefix)#\(day)" : "\(prefix)#\(day)#\(shard)", "TOTAL")
+    }
+
+    /// Shard `shard`'s row of `day` in this store.
+    func row(_ day: String, shard: Int = 0) -> Item { Self.key(prefix, day, shard: shard) }
 
     /// Shard `shard`'s exact part of `total` over `count` shards: the first `total % count` shards hold one
     /// more, so the parts add up to `total`. Pure.
@@ -137,7 +156,7 @@ package struct DynamoCeilingStore: CeilingStore {
         if limits.worst > 0 { add.append("\(name: "cost") \(value: .number(limits.worst))") }
         let write = OwnWriteUpdate(
             table: table.table,
-            key: Self.key(limits.day, shard: shard),
+            key: row(limits.day, shard: shard),
             update: UpdateExpression(set: [ttl(limits.day)], add: add),
             condition: condition,
             tokenAttribute: "calls_write",
@@ -205,7 +224,7 @@ package struct DynamoCeilingStore: CeilingStore {
             callID: reservation.callID,
             parts: Self.giveBackParts(reservation, calls: calls, micros: micros).map {
                 GiveBack.Part(
-                    key: Self.key(reservation.day, shard: $0.shard),
+                    key: row(reservation.day, shard: $0.shard),
                     amounts: [("calls", $0.calls), ("cost", $0.micros)]
                 )
             },
@@ -253,9 +272,9 @@ package struct DynamoCeilingStore: CeilingStore {
     func claim(_ flag: String, _ reservation: CeilingReservation) async throws(StoreError) -> Bool {
         let shard = reservation.parts.first?.shard ?? 0
         if shard != 0 {
-            guard try await claimFlag(flag, key: Self.key(reservation.day, shard: shard)) else { return false }
+            guard try await claimFlag(flag, key: row(reservation.day, shard: shard)) else { return false }
         }
-        return try await claimFlag(flag, key: Self.key(reservation.day))
+        return try await claimFlag(flag, key: row(reservation.day))
     }
 
     func claimFlag(_ flag: String, key: Item) async throws(StoreError) -> Bool {

@@ -47,6 +47,14 @@ package struct DynamoChallengeStore: ChallengeStore, ProfileStore {
         return IssuedChallenge(bytes: bytes, expiresAt: expiresAt)
     }
 
+    package func countReplacement(deviceID: String, now: Date) async throws {
+        try await countIssue(
+            deviceID: deviceID,
+            today: LocalCalendar.utc.day(at: now).iso,
+            firstSeen: calendar.day(at: now).iso
+        )
+    }
+
     /// Counts one issue in the device's profile row, per UTC day, refusing past the limit. The day's
     /// count and the day it belongs to live in the row; a new day starts the count again. `firstSeen` is
     /// the day in the budget's calendar, recorded if the device was never seen.
