@@ -81,6 +81,11 @@ enum Keys {
         GateTable.key("DEVICE#\(id)", "QUOTA#generation#\(day)")
     }
     static func ceiling(_ day: String) -> Item { GateTable.key("AI_BUDGET#\(day)", "TOTAL") }
+    /// Ceiling shard `shard` (docs/gate.md, "The ceiling under contention").
+    static func ceiling(_ day: String, shard: Int) -> Item {
+        shard == 0 ? ceiling(day) : GateTable.key("AI_BUDGET#\(day)#\(shard)", "TOTAL")
+    }
+    static func unproven(_ day: String) -> Item { GateTable.key("AI_UNPROVEN#\(day)", "TOTAL") }
     static func playQuota(_ day: String) -> Item { GateTable.key("PLAY_QUOTA#\(day)", "TOTAL") }
     /// The JSON text of a sort key in a request body (`"ATTEST_KEY"` is also inside `APPATTEST_KEY#…`).
     static func sortKey(_ sk: String) -> String { "\"\(sk)\"" }
@@ -96,7 +101,8 @@ extension WriteCheck {
     static let all: [WriteCheck] = [
         challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
         allowanceReserve,
-        allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, warningFlag, decodeBudget, playQuota,
+        allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, unprovenReserve, warningFlag, decodeBudget,
+        playQuota,
         deviceCheckBudget, firstSeen, tierRecord,
     ]
 
@@ -334,6 +340,29 @@ extension WriteCheck {
                 correct: calls == 1 && cost == 700 && reservation.used == 1,
                 text: "one call counted as \(calls), cost \(cost) (reported used \(reservation.used))"
             )
+        }
+    )
+
+    /// The unproven pool's sub-ceiling (docs/gate.md, "The unproven pool"): the ceiling's write on its own row.
+    static let unprovenReserve = WriteCheck(
+        "unproven_reserve",
+        "unproven pool reserve (one call and its worst case, 700 µ$)",
+        match: { ids in "AI_UNPROVEN#\(ids.day)" },
+        run: { context in
+            try await context.arm()
+            let attempt = try await DynamoCeilingStore.unprovenPool(table: context.writer).reserve(
+                day: context.ids.day,
+                limit: 10,
+                worstCaseMicros: 700,
+                budgetMicros: 1_000_000
+            )
+            let row = try await context.row(Keys.unproven(context.ids.day))
+            let calls = Int(row?["calls"]?.intValue ?? 0)
+            let cost = Int(row?["cost"]?.intValue ?? 0)
+            guard case .reserved = attempt else {
+                return Observation(correct: false, text: "the first call was refused (calls \(calls))")
+            }
+            return Observation(correct: calls == 1 && cost == 700, text: "one call counted as \(calls), cost \(cost)")
         }
     )
 

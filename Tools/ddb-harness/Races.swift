@@ -206,6 +206,46 @@ extension Runner {
                 }
             )
         )
+        lines.append(
+            await race(
+                "unproven pool K=\(k) under \(3 * k) parallel reservations",
+                racers: 3 * k,
+                expected: k,
+                resend: resend,
+                note: resend,
+                prepare: { _ in },
+                attempt: { table, ids in
+                    try await DynamoCeilingStore.unprovenPool(table: table).reserve(day: ids.day, limit: k) != nil
+                },
+                stored: { ids in
+                    (Int(try await harness.row(Keys.unproven(ids.day))?["calls"]?.intValue ?? -1), "calls")
+                }
+            )
+        )
+        let shards = 4
+        lines.append(
+            await race(
+                "ceiling K=\(2 * k) over \(shards) shards under \(6 * k) parallel reservations",
+                racers: 6 * k,
+                expected: 2 * k,
+                resend: resend,
+                note: resend,
+                prepare: { _ in },
+                attempt: { table, ids in
+                    try await DynamoCeilingStore(table: table, shards: shards).reserve(day: ids.day, limit: 2 * k)
+                        != nil
+                },
+                stored: { ids in
+                    var calls = 0
+                    for shard in 0..<shards {
+                        calls += Int(
+                            try await harness.row(Keys.ceiling(ids.day, shard: shard))?["calls"]?.intValue ?? 0
+                        )
+                    }
+                    return (calls, "calls over the shards")
+                }
+            )
+        )
         let budget: Int64 = 6_000
         lines.append(
             await race(
