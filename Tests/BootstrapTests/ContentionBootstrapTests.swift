@@ -194,3 +194,54 @@ struct ContentionBootstrapTests {
         Self.expectExact(outcome, total: 128)
     }
 }
+
+/// The unproven pool (docs/gate.md, "The unproven pool") through the real `bootstrap`: 50 minted device IDs
+/// with no proof, racing through four instances on an enforce route, get exactly the pool's budget.
+@Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
+struct UnprovenPoolBootstrapTests {
+    @Test func fiftyMintedIDsRacingThroughFourInstancesGetExactlyThePool() async throws {
+        let standIn = try await DynamoStandInProcess([])
+        let upstream = try BootstrapTests.echoUpstream()
+        let route =
+            #"[{"method":"POST","path":"/v1/generate","feature":"generation","mode":"enforce","#
+            + #""upstreamPath":"/generate","allowance":{"firstDay":5,"laterDays":5},"#
+            + #""unproven":{"allowance":{"firstDay":1,"laterDays":1}}}]"#
+        let harness = try await LocalHarness(
+            environment: [
+                "ATTESTGATE_ENV": "development", "TABLE_NAME": standIn.table.name, "AWS_REGION": "us-east-1",
+                "DYNAMODB_ENDPOINT": standIn.endpoint, "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing", "UPSTREAM_URL": upstream.server.baseURL,
+                "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "warning", "ROUTES": route,
+                "APPLE_TEAM_ID": "TEAM123456", "APPLE_BUNDLE_IDS": "com.example.app",
+                "AI_DAILY_CALL_BUDGET": "1000", "AI_DAILY_UNPROVEN_CALL_BUDGET": "9",
+            ],
+            deadlineMs: 10_000,
+            instances: 4
+        )
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await harness.request(
+                        "POST",
+                        "/v1/generate",
+                        headers: [HTTPHeader("X-Device-ID", UUID().uuidString.lowercased())],
+                        body: "{}"
+                    ).status
+                }
+            }
+            var statuses: [Int: Int] = [:]
+            for try await status in group { statuses[status, default: 0] += 1 }
+            return statuses
+        }
+        #expect(statuses == [200: 9, 503: 41])
+        let day = String(Date().formatted(.iso8601.year().month().day().dateSeparator(.dash)))
+        let pool = try await standIn.client.getItem(
+            standIn.table,
+            key: ["PK": .s("AI_UNPROVEN#\(day)"), "SK": .s("TOTAL")],
+            deadline: .after(.seconds(5))
+        )
+        #expect(pool?["calls"]?.intValue == 9)
+        #expect(try await standIn.ceiling(shards: 1).calls == 9)
+        #expect(upstream.server.requests.count == 9)
+    }
+}
