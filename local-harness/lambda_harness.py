@@ -902,6 +902,9 @@ class PooledHTTPServer(HTTPServer):
     comes on a new connection per call, as a Function URL client's does)."""
 
     spare = 4
+    # HTTPServer's listen backlog is 5: a burst of clients connecting at once (64 calls in flight) overflows
+    # it, the kernel drops their SYNs and they connect only after a retransmission, a second or three later.
+    request_queue_size = 256
 
     def __init__(self, address, handler):
         super().__init__(address, handler)

@@ -56,7 +56,7 @@ public final class LoopbackHTTPServer: Sendable {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(fd, 64) == 0 else {
+        guard bound == 0, listen(fd, 256) == 0 else {
             close(fd)
             throw ServerError(what: "bind/listen")
         }
