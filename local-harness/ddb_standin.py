@@ -258,6 +258,7 @@ class StandIn:
         self.state = threading.Lock()  # holds, buckets, sizes, counters; never held while calling the app
         self.holds = {}                # item -> the id of the transaction holding it
         self.buckets = {}              # item -> [tokens, time of the last refill]
+        self.hot = ""                  # POST /standin/hot: a key fragment whose items refuse every write
         self.sizes = {}                # item -> the largest size (bytes) this stand-in saw written to it
         self.tables = {}               # (region, table) -> TableInfo
         self.tables_lock = threading.Lock()
@@ -329,12 +330,24 @@ class StandIn:
         method = environ.get("REQUEST_METHOD", "GET")
         if path == "/standin/stats" and method == "GET":
             return _json_answer(start_response, "200 OK", self.stats())
+        if path == "/standin/hot" and method == "POST":
+            # Items whose key contains `pattern` refuse every write for throughput from now on, as a
+            # partition heated by a client's own traffic does ({"pattern": ""} cools them again).
+            try:
+                pattern = json.loads(_read_body(environ) or b"{}").get("pattern", "")
+            except (ValueError, AttributeError):
+                pattern = None
+            if not isinstance(pattern, str):
+                return _json_answer(start_response, "400 Bad Request", {"error": "{\"pattern\": \"...\"}"})
+            with self.state:
+                self.hot = pattern
+            return _json_answer(start_response, "200 OK", {"hot": pattern})
         if path == "/standin/reset-stats" and method == "POST":
             with self.state:
                 self._reset_counters()
             return _json_answer(start_response, "200 OK", {"reset": True})
         return _json_answer(start_response, "404 Not Found",
-                            {"error": "GET /standin/stats or POST /standin/reset-stats"})
+                            {"error": "GET /standin/stats, POST /standin/reset-stats or POST /standin/hot"})
 
     def _count_unruled(self, op, request):
         with self.state:
@@ -422,6 +435,8 @@ class StandIn:
     # ---- throughput -------------------------------------------------------------------------------------
     def _short(self, item, units, now):
         """Whether `item`'s bucket lacks `units` now (refilled first). Caller holds self.state."""
+        if self.hot and any(self.hot in value for _, value in item[2]):
+            return True  # a hot item (POST /standin/hot): its partition is past its throughput
         capacity = self.config.item_wcu * self.config.item_burst_seconds
         bucket = self.buckets.get(item)
         if bucket is None:

@@ -75,6 +75,15 @@ final class DynamoStandInProcess: Sendable {
         return try JSONValue.parse(answer.body)
     }
 
+    /// Heats every item whose key contains `pattern`: each write to it is refused for throughput.
+    func heat(_ pattern: String) async throws {
+        let body = JSONValue.object(["pattern": .string(pattern)]).serializedBytes
+        let answer = try await CurlTransport().send(
+            HTTPRequest(method: "POST", url: endpoint + "/standin/hot", body: body)
+        )
+        try #require(answer.status == 200)
+    }
+
     /// Today's ceiling summed over its shards: `calls` and `cost` (micro-USD).
     func ceiling(shards: Int) async throws -> (calls: Int64, cost: Int64) {
         let day = String(Date().formatted(.iso8601.year().month().day().dateSeparator(.dash)))
