@@ -110,6 +110,33 @@ struct AndroidRecallBootstrapTests {
         #expect(upstream.server.requests.count == 2)
     }
 
+    /// Several app instances on one phone (a work profile, a second user, a clone) calling at once each
+    /// read the recall bit clear before any write shows in a verdict: each gets `first`. Google's write is
+    /// not conditional and a verdict names no device, so nothing can serialise them; the bound is the
+    /// integrity tokens the phone mints before its first write shows (up to Google's propagation delay),
+    /// within the route's `maxDeviceActivity` (docs/playintegrity.md, "Device recall"). This test holds the
+    /// bound: K instances at once get K free tiers, and none after the write shows.
+    @Test func appInstancesOnOnePhoneCallingAtOnceGetOneFreeTierEachOnlyUntilTheWriteShows() async throws {
+        let fake = try await FakeGoogleProcess.start(serviceAccountJSON: try Self.serviceAccountJSON())
+        defer { fake.stop() }
+        try await fake.setDeviceRecall(propagationSeconds: 2, transport: CurlTransport())
+        let upstream = try BootstrapTests.echoUpstream()
+        let harness = try await Self.harness(fake, upstream, recall: true)
+        let phone = "phone-" + Bytes.hex(SecureRandom().bytes(6))
+        let instances = 4
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<instances {
+                group.addTask { try await Self.call(harness, fake, phone: phone, deviceID: Self.uuid()) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: instances))
+        try await Task.sleep(for: .milliseconds(2_500))
+        // The write shows now: another instance's new device ID is a repeat (no free calls by default).
+        #expect(try await Self.call(harness, fake, phone: phone, deviceID: Self.uuid()) == 429)
+        #expect(upstream.server.requests.count == instances)
+    }
+
     @Test func recallOffButAPhoneAtLevelFourIsRefused() async throws {
         let fake = try await FakeGoogleProcess.start(serviceAccountJSON: try Self.serviceAccountJSON())
         defer { fake.stop() }
