@@ -15,17 +15,10 @@ PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi
 .PHONY: help setup build test lint format unit-test link-check init-order run clean package package-check infra-check test-table \
 	demo run-check openapi-check api-fuzz ref-check
 
+## help: every target with the first line of its `## target:` comment (scripts/make-help.py; ref-check
+## fails when a target has none).
 help:
-	@echo "make run    - install what is missing, build, start the local stack and play the scripted session"
-	@echo "             (SCRIPT=0 skips the session; make run-check plays it once and exits, as make test does)"
-	@echo "make test   - everything CI checks (.ci/run calls exactly this)"
-	@echo "make setup | build | lint | format | clean | link-check | init-order"
-	@echo "make package | package-check - the Lambda zip and its proof in an empty chroot (docs/deploy.md)"
-	@echo "make fuzz [FUZZ_SECONDS=300] | bench - App Attest fuzzing (fuzz/README.md) and throughput,"
-	@echo "             then the ceiling's contention figures (503s, lost settles, latency, scaled 5,000 calls/s)"
-	@echo "make ci-ddb-local | ci-ddb-selftest - every conditional write under resends (docs/resend-harness.md)"
-	@echo "make ddb-standin-check - the local DynamoDB's rules (holds, throughput) refuse what DynamoDB refuses"
-	@echo "make openapi-check | api-fuzz | ref-check - the contract (docs/api.md, docs/openapi.yaml) and its references"
+	@$(PYTHON) scripts/make-help.py Makefile
 
 ## setup: apt and pip packages, installed only when missing.
 ## SETUP_DONE=1 (set by make test for its stages, after one setup) skips the checks.
@@ -56,9 +49,11 @@ init-order: build
 	rm -f .build/release/bootstrap  # SwiftPM does not see the file behind the flag: relink
 	$(MAKE) build
 
+## lint: `swift format lint --strict` over Sources, Tools, Tests and Package.swift (the project's .swift-format).
 lint:
 	$(SWIFT) format lint --strict -r Sources Tools Tests Package.swift
 
+## format: rewrites the same files with `swift format -i`.
 format:
 	$(SWIFT) format -i -r Sources Tools Tests Package.swift
 
@@ -94,6 +89,7 @@ TEST_STAGES := lint ref-check openapi-check unit-test infra-check test-table fuz
 test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
+## clean: removes .build and build/ but the pinned libcurl, OpenSSL and link inputs (distclean removes those).
 clean:
 	rm -rf .build $(filter-out build/curl build/openssl build/link,$(wildcard build/*))
 
@@ -154,6 +150,7 @@ FUZZ_BUILD := $(SWIFT) build -c release --product AppAttestFuzz --scratch-path $
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
 .PHONY: fuzz fuzz-smoke bench
 
+## fuzz: libFuzzer with ASan over the App Attest parsers for FUZZ_SECONDS (300; fuzz/README.md).
 fuzz: setup
 	$(FUZZ_BUILD)
 	mkdir -p $(FUZZ_SCRATCH)/corpus
@@ -211,6 +208,8 @@ ddb-standin-check: setup
 ## bootstrap, moto and the fakes, on free ports), API_FUZZ_EXAMPLES per operation and phase; no undocumented
 ## 5xx, every answer as documented, nothing admitted on the enforce route. schemathesis lives in its own venv,
 ## like checkov: its pins (hypothesis, jsonschema, werkzeug) must not move moto's.
+## openapi-check: docs/openapi.yaml is valid OpenAPI 3.1, and it and docs/api.md name every setting,
+## ROUTES field and error answer of the code (scripts/check-contract.py).
 ## ref-check: every reference to a document (the contract, the source documents, relative doc links) resolves
 ## to a file in the repository (scripts/check-refs.py).
 .PHONY: openapi-check api-fuzz ref-check
@@ -232,6 +231,7 @@ api-fuzz: build demo $(SCHEMATHESIS)
 
 ref-check:
 	$(PYTHON) scripts/check-refs.py
+	$(PYTHON) scripts/make-help.py --check Makefile
 
 ## ---- libcurl for AttestGate and the static link (issue 20; docs/performance.md) ----
 ## scripts/build-curl.sh (run by setup): Debian's own curl source at the machine's libcurl4 version, HTTP/1.1
@@ -246,6 +246,9 @@ ref-check:
 ## PKG_CONFIG_PATH, and, in lib-<hash of the archives> (new archives change the -L, so SwiftPM relinks every
 ## binary), those two archives and zlib1g-dev's libz.a: OpenSSL and zlib are linked statically (docs/deploy.md).
 export PKG_CONFIG_PATH := $(CURDIR)/build/link/static:$(CURDIR)/build/curl/prefix/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+## curl: (re)builds the shipped libcurl (scripts/build-curl.sh; setup runs it).
+## openssl: (re)builds the shipped OpenSSL (scripts/build-openssl.sh; setup runs it).
+## distclean: clean, and the pinned libcurl, OpenSSL and link inputs in build/ too.
 .PHONY: curl openssl distclean
 curl:
 	scripts/build-curl.sh
