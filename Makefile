@@ -36,7 +36,9 @@ endif
 
 ## build: the one shipped binary; `attestgate` is a link to it (bootstrap runs the operator CLI under that name).
 build: setup
-	$(SWIFT) build $(SWIFT_RELEASE) --product bootstrap
+	@mkdir -p build
+	set -o pipefail; $(SWIFT) build $(SWIFT_RELEASE) --product bootstrap 2>&1 | tee build/build-release.log
+	scripts/no-warnings.sh build/build-release.log
 	ln -sfn bootstrap .build/release/attestgate
 
 ## init-order: rewrites scripts/init-order.txt, the code and data the release bootstrap reaches before its
@@ -69,7 +71,9 @@ DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
 ## TEST_WIDTH=1 runs them one at a time.
 TEST_WIDTH ?= 4
 unit-test: setup
-	$(SWIFT) build --build-tests
+	@mkdir -p build
+	set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee build/build-tests.log
+	scripts/no-warnings.sh build/build-tests.log
 	$(SWIFT) build --product bootstrap  # BootstrapTests run this binary through local-harness/
 	mkdir -p build && rm -f $(DECISION_LINES)
 	ATTESTGATE_DECISION_LINES=$(DECISION_LINES) local-harness/with_moto.sh $(SWIFT) test --skip-build \

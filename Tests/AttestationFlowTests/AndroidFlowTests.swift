@@ -68,7 +68,8 @@ import WireContract
                 #expect(response.json?["upstream"] == .string("fake"))
                 #expect(app.decisions.last?["outcome"] == .string("genuine"))
                 #expect(app.decisions.last?["proof"] == .string("play_integrity"))
-                challenge = try #require(response.header(WireHeader.nextChallenge.key))
+                challenge = response.header(WireHeader.nextChallenge.key)
+                #expect(challenge != nil)
             }
             // One access token for all three (cached), three decodes, three budget units.
             #expect(try await Self.stat(fake, "tokens_issued") == 1)

@@ -121,7 +121,7 @@ import WireContract
         // assertion, and it can sign any counter it likes; a replay needs a spent challenge and is refused.
         let app = try await GateTestApp()
         try await app.test { client in
-            var phone = try await Self.registered(client)
+            let phone = try await Self.registered(client)
             let challenge = try client.challengeOf(phone)
             let body = Array(#"{"prompt":"again"}"#.utf8)
             let clientData = ClientData(challenge: challenge, method: "POST", path: "/v1/generate", body: body)

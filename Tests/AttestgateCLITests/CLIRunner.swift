@@ -30,7 +30,9 @@ enum CLIRunner {
         let link = binDirectory + "attestgate"
         var target = [CChar](repeating: 0, count: 256)
         let length = readlink(link, &target, target.count - 1)
-        if length < 0 || String(cString: target) != "bootstrap" {
+        if length < 0
+            || String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) != "bootstrap"
+        {
             unlink(link)
             precondition(symlink("bootstrap", link) == 0, "cannot link \(link) to bootstrap: \(errno)")
         }

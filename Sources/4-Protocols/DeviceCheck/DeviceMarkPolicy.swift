@@ -1,4 +1,4 @@
-package import CivilTime
+internal import CivilTime
 package import FoundationEssentials
 
 /// Whether a physical device already had a free tier, as its DeviceCheck bits say.

@@ -1,5 +1,5 @@
 package import AttestCore
-package import CivilTime
+internal import CivilTime
 package import FoundationEssentials
 
 /// The guard for Google's daily decode quota, shared by every Android guest (10,000 a day per Cloud

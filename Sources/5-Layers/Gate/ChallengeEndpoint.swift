@@ -1,5 +1,5 @@
 package import AttestCore
-package import CivilTime
+internal import CivilTime
 package import FoundationEssentials
 
 /// `POST /v1/attest/challenge` (docs/api.md section 2): a fresh single-use challenge for the device.

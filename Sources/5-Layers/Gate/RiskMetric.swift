@@ -1,7 +1,7 @@
 package import AppAttest
 package import AttestCore
 internal import CivilTime
-package import Crypto
+internal import Crypto
 package import DeviceCheck
 package import FoundationEssentials
 

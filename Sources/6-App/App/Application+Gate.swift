@@ -1,7 +1,7 @@
 internal import AWSJSON
 internal import AppAttest
 internal import AttestCore
-package import CivilTime
+internal import CivilTime
 internal import Crypto
 internal import DynamoDB
 internal import FoundationEssentials

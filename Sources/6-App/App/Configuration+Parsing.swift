@@ -1,5 +1,5 @@
 internal import AttestCore
-package import CivilTime
+internal import CivilTime
 internal import DeviceCheck
 internal import Dialects
 internal import Gate

@@ -1,6 +1,6 @@
 package import HTTPClient
 internal import Synchronization
-package import TestSupport
+internal import TestSupport
 
 /// The app's real transport (`CurlTransport`) with its DynamoDB traffic counted and, when asked, resent
 /// through a `ResendingTransport` (a request sent, its answer dropped, sent again: what an SDK does when a

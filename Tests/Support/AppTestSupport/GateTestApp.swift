@@ -1,12 +1,12 @@
-package import AWSJSON
+internal import AWSJSON
 package import App
 package import AttestCore
 internal import Crypto
 package import DynamoDB
-package import FoundationEssentials
+internal import FoundationEssentials
 internal import Glibc
-package import HTTPClient
-package import LambdaRuntime
+internal import HTTPClient
+internal import LambdaRuntime
 package import SimulatedDevice
 package import TestSupport
 

@@ -1,6 +1,6 @@
-package import AttestCore
+internal import AttestCore
 internal import Crypto
-package import FoundationEssentials
+internal import FoundationEssentials
 package import SimulatedDevice
 internal import WireContract
 

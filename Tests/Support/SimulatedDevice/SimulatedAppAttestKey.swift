@@ -1,5 +1,5 @@
 package import Crypto
-package import CryptoTestSupport
+internal import CryptoTestSupport
 
 /// One App Attest key inside the simulated Secure Enclave: its P-256 private key, its key id and the
 /// counter the enclave bumps on every assertion.

@@ -1,5 +1,5 @@
 package import Crypto
-package import CryptoTestSupport
+internal import CryptoTestSupport
 package import FoundationEssentials
 
 /// A synthetic stand-in for Apple's two certificate hierarchies, with Apple's structure:

@@ -1,5 +1,5 @@
 internal import AttestCore
-package import CivilTime
+internal import CivilTime
 internal import DynamoDB
 
 /// Allowances on the table: `DEVICE#{id}` or `USER#{sub}` / `QUOTA#{feature}#{day}`; a release also writes

@@ -1,4 +1,4 @@
-package import AttestCore
+internal import AttestCore
 package import CivilTime
 internal import DynamoDB
 package import FoundationEssentials

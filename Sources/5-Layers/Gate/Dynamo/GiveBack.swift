@@ -38,6 +38,7 @@ struct GiveBack: Sendable {
     static func marker(_ callID: String, _ kind: String) -> Item { GateTable.key("RETURN#\(callID)", kind) }
 
     /// A give-back from one counter row.
+    @discardableResult
     func apply(
         _ operation: String,
         callID: String,
