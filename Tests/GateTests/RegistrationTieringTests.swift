@@ -33,11 +33,17 @@ final class ScriptedMarks: DeviceMarks {
 /// A tier store whose reads or writes fail.
 struct FailingTierStore: DeviceTierStore {
     let failRead: Bool
-    func storedTier(deviceID: String) async throws -> DeviceTier? {
+    func storedProfile(deviceID: String) async throws -> DeviceProfile? {
         if failRead { throw StoreError("store.test_failure") }
         return nil
     }
-    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
+    func recordTier(
+        deviceID: String,
+        tier: DeviceTier,
+        reason: String,
+        today: String,
+        marked: String?
+    ) async throws -> DeviceTier {
         throw StoreError("store.test_failure")
     }
 }

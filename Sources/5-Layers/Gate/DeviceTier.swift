@@ -1,3 +1,6 @@
+internal import DeviceCheck
+package import FoundationEssentials
+
 /// A guest device ID's tier (issue 17, docs/gate.md "Device tiers"): whether it holds the first free tier
 /// on its physical device. Stored on the device ID's `PROFILE` row and shown on every decision line.
 package enum DeviceTier: String, Sendable, Hashable, CaseIterable {
@@ -144,10 +147,13 @@ package enum DeviceTierPolicy {
 package struct DeviceTiering: Sendable, Hashable {
     package var marks: Bool
     package var recall: Bool
+    /// `DEVICE_MARK_MONTHS`: a `first` a mark made expires with it (`DeviceTierPolicy.firstExpired`).
+    package var markMonths: Int
 
-    package init(marks: Bool = false, recall: Bool = false) {
+    package init(marks: Bool = false, recall: Bool = false, markMonths: Int = DeviceMarkPolicy.defaultMonths) {
         self.marks = marks
         self.recall = recall
+        self.markMonths = markMonths
     }
 
     /// Whether tiering is on for the platform a call's evidence names: an App Attest key, or an App Attest
