@@ -60,9 +60,17 @@ import Testing
         )
     }
 
-    @Test func anUnverifiedReceiptIsUnknownUnlessAMarkSaysRepeat() {
+    /// Issue 35: a receipt our check refused is request content, never better than no receipt: `repeat`
+    /// even on a clear mark (it was `unknown`, so a route with `onUnknownDevice: first` served it).
+    @Test func anUnverifiedReceiptIsRepeatAndAnUnavailableOneUnknown() {
+        #expect(RiskSignal.unverified.tier(max: 5) == .repeat)
+        #expect(RiskSignal.unavailable.tier(max: 5) == .unknown)
         #expect(
             DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .clear, risk: .unverified, riskMax: 5)
+                == .repeat
+        )
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .clear, risk: .unavailable, riskMax: 5)
                 == .unknown
         )
         #expect(

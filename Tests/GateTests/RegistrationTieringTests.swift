@@ -10,12 +10,20 @@ import Testing
 final class ScriptedMarks: DeviceMarks {
     let answer: Mutex<MarkReading>
     let reads = Atomic<Int>(0)
+    let claims = Mutex<[String]>([])
     let flags = Mutex<[String]>([])
     let flagFailure: String?
+    let claimFailure: String?
 
-    init(_ answer: MarkReading, flagFailure: String? = nil) {
+    init(_ answer: MarkReading, flagFailure: String? = nil, claimFailure: String? = nil) {
         self.answer = Mutex(answer)
         self.flagFailure = flagFailure
+        self.claimFailure = claimFailure
+    }
+
+    func claim(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String? {
+        claims.withLock { $0.append(deviceID) }
+        return claimFailure
     }
 
     func read(deviceCheckToken: String?, deviceID: String, now: Date, deadline: Deadline) async -> MarkReading {
@@ -156,16 +164,18 @@ struct FailingTierStore: DeviceTierStore {
         #expect(outcome.tier == .repeat && outcome.fields["flagDetail"] == .string("devicecheck.bits_unavailable"))
     }
 
-    @Test func anUnavailableOrUnverifiedRiskMakesAClearMarkUnknown() async throws {
-        for (risk, reason, unavailable) in [
-            (RiskSignal.unavailable, "risk.unavailable", true), (.unverified, "risk.unverified", false),
+    /// Issue 35: Apple unavailable is `unknown`; a receipt our check refused is request content (the
+    /// attestation's signature does not cover it) and never better than no receipt: `repeat`, and no flag.
+    /// Neither writes bit 0.
+    @Test func anUnavailableRiskIsUnknownAndAnUnverifiedOneIsRepeat() async throws {
+        for (risk, tier, reason, unavailable) in [
+            (RiskSignal.unavailable, DeviceTier.unknown, "risk.unavailable", true),
+            (.unverified, .repeat, "risk.unverified", false),
         ] {
-            let outcome = try await Self.settle(
-                ScriptedMarks(MarkReading(.clear, .markClear)),
-                InMemoryDeviceTierStore(),
-                risk: risk
-            )
-            #expect(outcome.tier == .unknown && outcome.reason == reason && outcome.unavailable == unavailable)
+            let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+            let outcome = try await Self.settle(marks, InMemoryDeviceTierStore(), risk: risk)
+            #expect(outcome.tier == tier && outcome.reason == reason && outcome.unavailable == unavailable)
+            #expect(marks.claims.withLock { $0 }.isEmpty && marks.flags.withLock { $0 }.isEmpty)
         }
         // A set mark stays repeat whatever the risk.
         let outcome = try await Self.settle(
@@ -174,6 +184,25 @@ struct FailingTierStore: DeviceTierStore {
             risk: .unavailable
         )
         #expect(outcome.tier == .repeat && outcome.reason == "mark.set")
+    }
+
+    /// Issue 35: bit 0 is written only when the recorded tier is `first`, with the mark's month kept; a claim
+    /// that fails is `unknown`, never `first`.
+    @Test func bitZeroIsWrittenOnlyForAFirstAndItsMonthIsKept() async throws {
+        let tiers = InMemoryDeviceTierStore()
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, tiers)
+        #expect(outcome.tier == .first && marks.claims.withLock { $0 } == [Self.deviceID])
+        #expect(tiers.marked(deviceID: Self.deviceID) == "2026-12")
+        // Apple's receipt exchange down: `unknown`, the mark left clear for the settle that follows.
+        let outage = ScriptedMarks(MarkReading(.clear, .markClear))
+        let unknown = try await Self.settle(outage, InMemoryDeviceTierStore(), risk: .unavailable)
+        #expect(unknown.tier == .unknown && outage.claims.withLock { $0 }.isEmpty)
+        // The claim fails: unknown.
+        let refused = ScriptedMarks(MarkReading(.clear, .markClear), claimFailure: "devicecheck.bits_unavailable")
+        let failed = try await Self.settle(refused, InMemoryDeviceTierStore())
+        #expect(failed.tier == .unknown && failed.reason == "mark.unavailable" && failed.unavailable)
+        #expect(failed.fields["markDetail"] == .string("devicecheck.bits_unavailable"))
     }
 
     @Test func aStoreFailureThrowsAndAFailedReadAsksAppleNothing() async throws {

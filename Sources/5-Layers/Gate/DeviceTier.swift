@@ -37,7 +37,8 @@ package enum UnknownDevicePolicy: String, Sendable, Hashable {
 
 /// What DeviceCheck's two bits said about the physical device at key registration (iOS, `DEVICE_MARKS=on`).
 package enum MarkSignal: Sendable, Hashable {
-    /// No mark, or one older than `DEVICE_MARK_MONTHS`, and this registration has set bit 0.
+    /// No mark, or one older than `DEVICE_MARK_MONTHS`. Bit 0 is not written yet: the tier step writes it only
+    /// when the tier it records is `first` (docs/appattest.md "Device marks").
     case clear
     /// A mark in force: bit 0 (a free tier was given) or bit 1 (flagged) set within `DEVICE_MARK_MONTHS`.
     case set
@@ -63,7 +64,9 @@ package enum MarkSignal: Sendable, Hashable {
 package enum RiskSignal: Sendable, Hashable {
     /// The verified receipt's metric.
     case metric(Int)
-    /// Our own check refused the attestation's receipt and Apple has not returned a verified one yet.
+    /// Our own check refused the attestation's receipt and Apple has not returned a verified one yet. The
+    /// attestation's signature does not cover its receipt, so this is request content: `repeat`, never better
+    /// than no receipt (docs/threat-model.md).
     case unverified
     /// Apple's receipt endpoint down, refusing, or the per-device budget spent, and no verified receipt
     /// stored yet.
@@ -75,7 +78,8 @@ package enum RiskSignal: Sendable, Hashable {
     package func tier(max: Int) -> DeviceTier {
         switch self {
         case .metric(let value): value > max ? .repeat : .first
-        case .unverified, .unavailable: .unknown
+        case .unverified: .repeat
+        case .unavailable: .unknown
         case .notAsked: .first
         }
     }
@@ -112,7 +116,8 @@ package enum DeviceTierPolicy {
     ///   - mark: the two bits' answer (`MarkSignal.off` when marks are off).
     ///   - risk: the fraud-risk metric's answer.
     ///   - riskMax: `RISK_METRIC_MAX`.
-    /// - Returns: the tier to store. A flag (`risk` above `riskMax`) is always `repeat`.
+    /// - Returns: the tier to store. A flag (`risk` above `riskMax`) or a receipt our check refused is always
+    ///   `repeat`.
     package static func atRegistration(
         previous: DeviceTier?,
         heldKey: Bool,

@@ -33,7 +33,8 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     /// A verified receipt's metric is above `RISK_METRIC_MAX`: `repeat`, and bit 1 where a token is at hand.
     package static let riskFlagged = GateReason("risk.flagged")
-    /// Our check refused the attestation's receipt and Apple has not returned a verified one: `unknown`.
+    /// Our check refused the attestation's receipt and Apple has not returned a verified one: `repeat` (the
+    /// attestation's signature does not cover the receipt, so it is request content).
     package static let riskUnverified = GateReason("risk.unverified")
     /// Apple's receipt endpoint gave no verified receipt (down, refusing, the budget spent): `unknown`.
     package static let riskUnavailable = GateReason("risk.unavailable")
@@ -73,7 +74,7 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     // Device marks (issue 17, docs/appattest.md "Device marks"): the registration's `tierReason`.
 
-    /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 is now set: `first`.
+    /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 written because the tier is `first`.
     package static let markClear = GateReason("mark.clear")
     /// A mark in force on the physical device: `repeat`.
     package static let markSet = GateReason("mark.set")

@@ -1,12 +1,15 @@
 package import AttestCore
 package import CivilTime
 internal import Crypto
+internal import DeviceCheck
 package import FoundationEssentials
 
 /// What the metered refresh needs of the mark service (DeviceCheck's two bits, docs/appattest.md "Device
 /// marks"): bit 1 for a flagged device, and the mark that settles an `unknown` tier.
 package protocol RefreshMarks: Sendable {
-    /// Reads the physical device's mark, claiming bit 0 when it is clear (as at registration).
+    /// Reads the physical device's mark, claiming bit 0 when it is clear: for a caller that records `first`
+    /// on a clear mark (the metric is already verified at most the maximum), so bit 0 still goes only with a
+    /// `first`. A claim that fails is `.unavailable`.
     /// - Returns: the signal and its `tierReason` slug (`mark.*`).
     func markSignal(
         deviceCheckToken: String,
@@ -173,7 +176,9 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
             deviceID: deviceID,
             tier: tier,
             reason: mark.reason,
-            today: calendar.day(at: now).iso
+            today: calendar.day(at: now).iso,
+            // `markSignal` wrote bit 0 on a clear mark: the `first` expires with it.
+            marked: mark.signal == .clear ? DeviceMarkPolicy.month(at: now).description : nil
         )
         logger.info("device tier settled by a verified receipt", ["tier": .string(stored.rawValue)])
         return RecordedTier(tier: stored, reason: mark.reason)
@@ -188,6 +193,9 @@ extension DeviceMarkService: RefreshMarks {
         deadline: Deadline
     ) async -> (signal: MarkSignal, reason: String) {
         let reading = await read(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline)
+        guard reading.signal == .clear else { return (reading.signal, reading.reason.slug) }
+        guard await claim(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline) == nil
+        else { return (.unavailable, GateReason.markUnavailable.slug) }
         return (reading.signal, reading.reason.slug)
     }
 
