@@ -29,7 +29,9 @@ struct DeviceMarksBootstrapTests {
 
     /// The harness, fake Apple and the CA the function trusts, with their files.
     final class Rig {
-        let harness: LocalHarness
+        private(set) var harness: LocalHarness
+        /// The function's settings, kept for `restart`.
+        private(set) var settings: [String: String]
         let apple: FakeAppleProcess
         let authority: SimulatedAppleCA
         let upstream: BootstrapTests.Upstream
@@ -64,6 +66,16 @@ struct DeviceMarksBootstrapTests {
                 "DEVICE_MARKS": "on", "ROUTES": DeviceMarksBootstrapTests.routes,
             ]
             for (name, value) in extra { settings[name] = value }
+            self.settings = settings
+            harness = try await LocalHarness(
+                environment: await BootstrapTests.environment(upstream, settings),
+                deadlineMs: 10_000
+            )
+        }
+
+        /// Stops the function and starts it again on the same table with `changes` to its settings (a deploy).
+        func restart(_ changes: [String: String]) async throws {
+            for (name, value) in changes { settings[name] = value }
             harness = try await LocalHarness(
                 environment: await BootstrapTests.environment(upstream, settings),
                 deadlineMs: 10_000

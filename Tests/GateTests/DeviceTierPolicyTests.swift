@@ -82,7 +82,8 @@ import Testing
     @Test func aCallWithoutAStoredTierIsFirstOnlyWhenTieringIsOff() {
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: false, attestedKey: false) == .first)
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: false) == .repeat)
-        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .unknown)
+        // Issue 35: a key registered before marks (no stored tier) keeps the first tier it had.
+        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .first)
         #expect(DeviceTierPolicy.forCall(stored: .repeat, tiering: false, attestedKey: true) == .repeat)
         #expect(UnknownDevicePolicy.repeat.meteredAs == .repeat)
         #expect(UnknownDevicePolicy.first.meteredAs == .first)

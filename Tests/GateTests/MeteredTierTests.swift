@@ -159,16 +159,15 @@ struct ReportingEvidence: EvidenceSource {
         #expect(line?["tier"] == .string("first") && line?["tierReason"] == .string("tier.off"))
     }
 
-    /// Tiering on and no stored tier: a key registered before marks were turned on is `unknown`; anything
-    /// else is `repeat` (request content never yields `first`).
-    @Test func tieringOnWithoutAStoredTierIsUnknownForALegacyKeyAndRepeatOtherwise() async {
+    /// Tiering on and no stored tier: a key registered before marks were turned on is `first` (issue 35: it
+    /// was `unknown`, so the default `onUnknownDevice` demoted the installed base); anything else is `repeat`
+    /// (request content never yields `first`).
+    @Test func tieringOnWithoutAStoredTierIsFirstForALegacyKeyAndRepeatOtherwise() async {
         var legacy = Self.appAttest
         legacy.attestedKey = true
-        var route = self.route
-        route.onUnknownDevice = .first
         let held = await calls(stack(legacy, tiering: DeviceTiering(marks: true)), route: route)
         #expect(held.admitted == 3)
-        #expect(held.line?["tier"] == .string("unknown") && held.line?["tierReason"] == .string("tier.legacy_key"))
+        #expect(held.line?["tier"] == .string("first") && held.line?["tierReason"] == .string("tier.legacy_key"))
         let android = await calls(stack(Self.play, tiering: DeviceTiering(recall: true)))
         #expect(android.admitted == 1)
         #expect(android.line?["tier"] == .string("repeat") && android.line?["tierReason"] == .string("tier.unproven"))

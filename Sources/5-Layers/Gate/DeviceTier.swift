@@ -137,12 +137,13 @@ package enum DeviceTierPolicy {
     ///   - tiering: whether any device signal is on for this device's platform (`DEVICE_MARKS` for a device
     ///     with an App Attest key, `PLAY_DEVICE_RECALL` for Android).
     ///   - attestedKey: the device ID holds an App Attest key (one registered before marks were turned on
-    ///     has no tier: `unknown`, so turning marks on never demotes the installed base).
+    ///     has no tier: `first`, reason `tier.legacy_key`, so turning marks on never demotes the installed
+    ///     base; its next due risk refresh records its tier).
     /// - Returns: the tier as stored or inferred; `onUnknownDevice` is applied by `allowance(for:)`.
     package static func forCall(stored: DeviceTier?, tiering: Bool, attestedKey: Bool) -> DeviceTier {
         if let stored { return stored }
         guard tiering else { return .first }
-        return attestedKey ? .unknown : .repeat
+        return attestedKey ? .first : .repeat
     }
 }
 

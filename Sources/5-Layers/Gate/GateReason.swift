@@ -89,7 +89,8 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     /// Tiering is off for the call's platform: `first`, as before device tiers.
     package static let tierOff = GateReason("tier.off")
-    /// An App Attest key registered before device marks were turned on: `unknown`.
+    /// An App Attest key registered before device marks were turned on: `first`, until its next due risk
+    /// refresh records its tier (also the reason that refresh stores).
     package static let tierLegacyKey = GateReason("tier.legacy_key")
     /// Tiering is on and nothing proved a first free tier: `repeat` (request content never yields `first`).
     package static let tierUnproven = GateReason("tier.unproven")

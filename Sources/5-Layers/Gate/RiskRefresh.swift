@@ -49,7 +49,11 @@ package protocol RiskRefreshing: Sendable {
 ///   a DeviceCheck token.
 /// - A verified metric at most `RISK_METRIC_MAX` on a device ID whose stored tier is `unknown` settles it
 ///   when the call carries a DeviceCheck token: the mark decides, as at registration (bit 0 claimed on a clear
-///   mark). Without a token the tier stays `unknown` (request content never yields `first`).
+///   mark, kept as `tier_marked`). Without a token the tier stays `unknown` (request content never yields
+///   `first`).
+/// - A verified metric at most `RISK_METRIC_MAX` on a device ID with no stored tier (a key registered before
+///   marks were turned on) records `first` (`tier.legacy_key`), as it is metered: turning marks on never
+///   demotes the installed base (docs/gate.md "Device tiers").
 package struct ReceiptRiskRefresh: RiskRefreshing {
     let metric: ReceiptRiskMetric
     let tiers: any DeviceTierStore
@@ -140,8 +144,22 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
                 )
                 return RecordedTier(tier: stored, reason: GateReason.riskFlagged.slug)
             }
-            guard storedTier == .unknown else { return nil }
-            return try await settle(deviceID: deviceID, metric: value, deviceCheckToken: deviceCheckToken, now: now)
+            switch storedTier {
+            case nil:
+                // A legacy key: settled as it is metered, through the same conditional write.
+                let stored = try await tiers.recordTier(
+                    deviceID: deviceID,
+                    tier: .first,
+                    reason: GateReason.tierLegacyKey.slug,
+                    today: today
+                )
+                logger.info("legacy key tier settled by a verified receipt", ["tier": .string(stored.rawValue)])
+                return RecordedTier(tier: stored, reason: GateReason.tierLegacyKey.slug)
+            case .unknown?:
+                return try await settle(deviceID: deviceID, metric: value, deviceCheckToken: deviceCheckToken, now: now)
+            case .first?, .repeat?:
+                return nil
+            }
         } catch {
             logger.warning("risk tier store failed", ["reason": .string(MeteredCall.slug(error))])
             return nil
