@@ -113,7 +113,8 @@ struct FailingTierStore: DeviceTierStore {
                     deviceID: Self.deviceID,
                     tier: previous,
                     reason: "mark.clear",
-                    today: "x"
+                    // A `first` stored as `mark.clear` without `tier_marked` counts from this month (issue 35).
+                    today: "2026-11-30"
                 )
                 let marks = ScriptedMarks(MarkReading(.set, .markSet))
                 let outcome = try await Self.settle(marks, tiers, binding: binding)
@@ -203,6 +204,39 @@ struct FailingTierStore: DeviceTierStore {
         let failed = try await Self.settle(refused, InMemoryDeviceTierStore())
         #expect(failed.tier == .unknown && failed.reason == "mark.unavailable" && failed.unavailable)
         #expect(failed.fields["markDetail"] == .string("devicecheck.bits_unavailable"))
+    }
+
+    /// Issue 35: a held key's `first` whose mark is older than DEVICE_MARK_MONTHS is settled again by the mark.
+    @Test func aReinstallWhoseFirstHasExpiredIsSettledAgainByTheMark() async throws {
+        for (reading, tier, marked) in [
+            (MarkReading(.clear, .markClear), DeviceTier.first, "2026-12"),
+            (MarkReading(.set, .markSet), .repeat, "2026-08"),
+        ] {
+            let tiers = InMemoryDeviceTierStore()
+            _ = try await tiers.recordTier(
+                deviceID: Self.deviceID,
+                tier: .first,
+                reason: "mark.clear",
+                today: "2026-08-02",
+                marked: "2026-08"
+            )
+            let marks = ScriptedMarks(reading)
+            let outcome = try await Self.settle(marks, tiers, binding: .rebound)
+            #expect(outcome.tier == tier && marks.reads.load(ordering: .relaxed) == 1)
+            #expect(tiers.marked(deviceID: Self.deviceID) == marked)
+        }
+        // Within the window the reinstall keeps its first without asking Apple.
+        let tiers = InMemoryDeviceTierStore()
+        _ = try await tiers.recordTier(
+            deviceID: Self.deviceID,
+            tier: .first,
+            reason: "mark.clear",
+            today: "2026-09-02",
+            marked: "2026-09"
+        )
+        let marks = ScriptedMarks(MarkReading(.set, .markSet))
+        #expect(try await Self.settle(marks, tiers, binding: .rebound).tier == .first)
+        #expect(marks.reads.load(ordering: .relaxed) == 0)
     }
 
     @Test func aStoreFailureThrowsAndAFailedReadAsksAppleNothing() async throws {

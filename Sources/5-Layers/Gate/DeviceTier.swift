@@ -145,6 +145,26 @@ package enum DeviceTierPolicy {
         guard tiering else { return .first }
         return attestedKey ? .first : .repeat
     }
+
+    /// Whether a stored `first` has expired with the DeviceCheck mark that made it (docs/gate.md "Device
+    /// tiers"): the mark's month is `tier_marked`; a `first` a mark made before `tier_marked` was kept
+    /// (`mark.clear` without it) counts from its `first_seen` month, never later than its mark. A `first` no
+    /// mark made (a legacy key's, Android's recall) never expires; an unreadable month has expired (no extra
+    /// `first`).
+    /// - Parameter markMonths: `DEVICE_MARK_MONTHS`, as `DeviceMarkPolicy` reads Apple's mark.
+    package static func firstExpired(_ profile: DeviceProfile, now: Date, markMonths: Int) -> Bool {
+        guard profile.tier == .first else { return false }
+        let text: String
+        if let marked = profile.tierMarked {
+            text = marked
+        } else if profile.tierReason == GateReason.markClear.slug {
+            text = String(profile.firstSeen.prefix(7))
+        } else {
+            return false
+        }
+        guard let month = BitsMonth(apple: text) else { return true }
+        return DeviceMarkPolicy.expired(month, now: now, markMonths: markMonths)
+    }
 }
 
 /// Which platforms tier their devices (the App layer sets it from configuration): `marks` for a device with

@@ -92,6 +92,11 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// An App Attest key registered before device marks were turned on: `first`, until its next due risk
     /// refresh records its tier (also the reason that refresh stores).
     package static let tierLegacyKey = GateReason("tier.legacy_key")
+    /// A `first` whose DeviceCheck mark is older than `DEVICE_MARK_MONTHS`, on a call that could not renew it:
+    /// metered as `unknown` (`onUnknownDevice`).
+    package static let tierMarkExpired = GateReason("tier.mark_expired")
+    /// A `first` whose mark had expired, renewed on a metered call: bit 0 written again, `tier_marked` this month.
+    package static let markRenewed = GateReason("mark.renewed")
     /// Tiering is on and nothing proved a first free tier: `repeat` (request content never yields `first`).
     package static let tierUnproven = GateReason("tier.unproven")
 

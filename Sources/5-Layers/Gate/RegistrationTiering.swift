@@ -12,11 +12,19 @@ package struct RegistrationTiering: Sendable {
     let tiers: any DeviceTierStore
     /// The budget calendar: `recordTier`'s `today`.
     let calendar: LocalCalendar
+    /// `DEVICE_MARK_MONTHS`: a stored `first` whose mark is older is settled again (`firstExpired`).
+    let markMonths: Int
 
-    package init(marks: any DeviceMarks, tiers: any DeviceTierStore, calendar: LocalCalendar) {
+    package init(
+        marks: any DeviceMarks,
+        tiers: any DeviceTierStore,
+        calendar: LocalCalendar,
+        markMonths: Int = DeviceMarkPolicy.defaultMonths
+    ) {
         self.marks = marks
         self.tiers = tiers
         self.calendar = calendar
+        self.markMonths = markMonths
     }
 
     /// What the step stored and why.
@@ -49,7 +57,11 @@ package struct RegistrationTiering: Sendable {
     ) async throws -> Outcome {
         let heldKey = binding != .bound
         // The stored tier first: a store failure then costs no Apple call.
-        let previous = try await tiers.storedTier(deviceID: deviceID)
+        let profile = try await tiers.storedProfile(deviceID: deviceID)
+        // A `first` whose mark has expired is settled again, as if none were stored: the mark decides whether
+        // this device still holds the free tier, and a clear one is claimed and renewed with this month.
+        let expired = profile.map { DeviceTierPolicy.firstExpired($0, now: now, markMonths: markMonths) } ?? false
+        let previous = expired ? nil : profile?.tier
         async let riskRead = risk()
         // A reinstall keeping its device ID keeps a settled tier: the mark it would read is its own, and
         // reading it would spend budget. A stored `repeat` never moves, so no mark is read for it either.
