@@ -97,7 +97,7 @@ extension WriteCheck {
         challengeSpend, challengeIssueCount, challengeIssueNewDay, keyOwnerClaim, keyRebind, counterAdvance,
         allowanceReserve,
         allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, warningFlag, decodeBudget, playQuota,
-        deviceCheckBudget, firstSeen, tierRecord,
+        deviceCheckBudget, firstSeen, tierRecord, tierRenew,
     ]
 
     static let challengeSpend = WriteCheck(
