@@ -89,10 +89,10 @@ struct TierLifetimeBootstrapTests {
 
     /// Issue 35: a `first` expires with the mark that made it (DEVICE_MARK_MONTHS 3, a mark 4 months old).
     /// Another device ID on the same phone then claims the mark; the old ID's `first` must not still count,
-    /// or one phone holds one more `first` per window. Without a DeviceCheck token the old `first` is metered as
-    /// `unknown` (`tier.mark_expired`); with one the mark decides: set by the new ID → `repeat`. A genuine phone
-    /// keeping its one device ID renews its `first` with its token. Before the fix every expired `first` got
-    /// the route's allowance.
+    /// or one phone holds one more `first` per window. The old `first` is metered as `unknown`
+    /// (`tier.mark_expired`, the route's `onUnknownDevice`), with or without a DeviceCheck token: the mark in
+    /// force is the new ID's. A genuine phone keeping its one device ID renews its `first` with its token.
+    /// Before the fix every expired `first` got the route's allowance.
     @Test func aFirstOlderThanTheMarkMonthsExpiresWithItsMark() async throws {
         let rig = try await Rig(extra: ["DEVICE_MARK_MONTHS": "3"])
         // A phone whose first device ID was marked 4 months ago, and a new device ID on it now.
@@ -106,10 +106,10 @@ struct TierLifetimeBootstrapTests {
         _ = try await rig.harness.eventually(seconds: 5) { try await rig.registeredTiers().count == 2 }
         #expect(try await rig.registeredTiers() == ["first", "first"])
         #expect(try await rig.call(&new).status == 200)
-        // The old ID with its token: the mark is the new ID's, in force: repeat.
+        // The old ID with its token: the mark is the new ID's, in force: still unknown (repeatAllowance 0).
         #expect(try await rig.call(&old, deviceCheckToken: true).status == 429)
-        // Settled as repeat: not served either where unknown devices are.
-        #expect(try await rig.call(&old, path: "/v1/tutor/deck-1/card-2").status == 429)
+        // Only a route that opts unknown devices in serves it (`onUnknownDevice: first`).
+        #expect(try await rig.call(&old, path: "/v1/tutor/deck-1/card-2").status == 200)
 
         // A genuine phone keeping its device ID: its token renews the first and the mark.
         let kept = rig.phone()
@@ -126,8 +126,8 @@ struct TierLifetimeBootstrapTests {
         let tiers = lines.map { [$0["tier"]?.stringValue ?? "-", $0["tierReason"]?.stringValue ?? "-"] }
         #expect(
             tiers == [
-                ["unknown", "tier.mark_expired"], ["first", "mark.clear"], ["repeat", "mark.set"],
-                ["repeat", "mark.set"], ["unknown", "tier.mark_expired"], ["first", "mark.renewed"],
+                ["unknown", "tier.mark_expired"], ["first", "mark.clear"], ["unknown", "tier.mark_expired"],
+                ["unknown", "tier.mark_expired"], ["unknown", "tier.mark_expired"], ["first", "mark.renewed"],
                 ["first", "mark.renewed"],
             ],
             "\(tiers)"

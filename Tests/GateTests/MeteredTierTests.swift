@@ -179,9 +179,10 @@ struct ReportingEvidence: EvidenceSource {
     }
 
     /// Issue 35: a `first` expires with the mark that made it (DEVICE_MARK_MONTHS). Without a DeviceCheck
-    /// token it is metered as `unknown` (the route's `onUnknownDevice`); with one the mark decides again: a
-    /// clear mark renews the `first` with this month, a mark in force (another device ID on the phone took the
-    /// free tier since) is `repeat`. Within the window nothing is asked.
+    /// token it is metered as `unknown` (the route's `onUnknownDevice`); with one the mark is read again: a
+    /// clear mark renews the `first` with this month; a mark in force (another device ID on the phone took the
+    /// free tier since, or its own at a month's edge) keeps it expired, `unknown`, and writes nothing. Within
+    /// the window nothing is asked.
     @Test func anExpiredFirstIsUnknownWithoutATokenAndSettledByTheMarkWithOne() async throws {
         let token = Bytes.base64(Array(repeating: UInt8(3), count: 64))
         func tokened() -> MeteredRequest {
@@ -212,7 +213,7 @@ struct ReportingEvidence: EvidenceSource {
         // A token and a clear mark: renewed, the route's allowance (laterDays 2).
         for (mark, tier, reason, marked, admitted) in [
             (MarkSignal.clear, DeviceTier.first, "mark.renewed", "2026-11", 2),
-            (.set, .repeat, "mark.set", "2026-07", 0),
+            (.set, .unknown, "tier.mark_expired", "2026-07", 0),
         ] {
             let marks = FakeRefreshMarks(mark: mark)
             let s = try await seeded(marks, marked: "2026-07")
@@ -226,7 +227,7 @@ struct ReportingEvidence: EvidenceSource {
             #expect(response.status == (admitted > 0 ? 200 : 429))
             let line = s.sink.objects.last
             #expect(line?["tier"] == .string(tier.rawValue) && line?["tierReason"] == .string(reason))
-            #expect(try await s.tiers.storedTier(deviceID: device) == tier)
+            #expect(try await s.tiers.storedTier(deviceID: device) == .first)
             #expect(s.tiers.marked(deviceID: device) == marked)
             #expect(marks.read == [token])
         }

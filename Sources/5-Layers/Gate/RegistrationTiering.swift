@@ -79,6 +79,9 @@ package struct RegistrationTiering: Sendable {
             risk: riskSignal,
             riskMax: riskMax
         )
+        // An expired `first` is not demoted by a mark in force: the mark may be its own (Apple's month and ours
+        // can differ at a month's edge). It stays an expired `first` (metered `unknown`) until the mark expires.
+        if expired, tier == .repeat, riskSignal.tier(max: riskMax) != .repeat { tier = .unknown }
         // Bit 0 only for a `first` (docs/appattest.md "Device marks"): a device whose tier is `unknown` must not
         // find a mark of its own making when its tier is settled later.
         var marked: String?
