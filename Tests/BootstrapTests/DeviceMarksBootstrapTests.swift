@@ -29,7 +29,9 @@ struct DeviceMarksBootstrapTests {
 
     /// The harness, fake Apple and the CA the function trusts, with their files.
     final class Rig {
-        let harness: LocalHarness
+        private(set) var harness: LocalHarness
+        /// The function's settings, kept for `restart`.
+        private(set) var settings: [String: String]
         let apple: FakeAppleProcess
         let authority: SimulatedAppleCA
         let upstream: BootstrapTests.Upstream
@@ -64,6 +66,16 @@ struct DeviceMarksBootstrapTests {
                 "DEVICE_MARKS": "on", "ROUTES": DeviceMarksBootstrapTests.routes,
             ]
             for (name, value) in extra { settings[name] = value }
+            self.settings = settings
+            harness = try await LocalHarness(
+                environment: await BootstrapTests.environment(upstream, settings),
+                deadlineMs: 10_000
+            )
+        }
+
+        /// Stops the function and starts it again on the same table with `changes` to its settings (a deploy).
+        func restart(_ changes: [String: String]) async throws {
+            for (name, value) in changes { settings[name] = value }
             harness = try await LocalHarness(
                 environment: await BootstrapTests.environment(upstream, settings),
                 deadlineMs: 10_000
@@ -126,23 +138,26 @@ struct DeviceMarksBootstrapTests {
         }
 
         /// One metered call with an App Attest assertion over its request.
-        func call(_ install: inout Install, path: String = "/v1/generate") async throws -> HTTPResponse {
+        func call(
+            _ install: inout Install,
+            path: String = "/v1/generate",
+            deviceCheckToken: Bool = false
+        ) async throws -> HTTPResponse {
             let challenge = try await challenge(install.deviceID)
             let body = #"{"prompt":"hello"}"#
             let clientData = ClientData(challenge: challenge, method: "POST", path: path, body: Array(body.utf8))
             let assertion = try install.phone.assert(&install.key, clientDataHash: clientData.appAttestClientDataHash)
-            return try await harness.request(
-                "POST",
-                path,
-                headers: [
-                    HTTPHeader(WireHeader.deviceID.name, install.deviceID),
-                    HTTPHeader(WireHeader.challenge.name, challenge),
-                    HTTPHeader(WireHeader.appAttestKeyID.name, Bytes.base64(install.key.keyId)),
-                    HTTPHeader(WireHeader.clientData.name, clientData.header),
-                    HTTPHeader(WireHeader.appAttestAssertion.name, Bytes.base64(assertion)),
-                ],
-                body: body
-            )
+            var headers = [
+                HTTPHeader(WireHeader.deviceID.name, install.deviceID),
+                HTTPHeader(WireHeader.challenge.name, challenge),
+                HTTPHeader(WireHeader.appAttestKeyID.name, Bytes.base64(install.key.keyId)),
+                HTTPHeader(WireHeader.clientData.name, clientData.header),
+                HTTPHeader(WireHeader.appAttestAssertion.name, Bytes.base64(assertion)),
+            ]
+            if deviceCheckToken {
+                headers.append(HTTPHeader(WireHeader.deviceCheckToken.name, install.phone.deviceCheckToken()))
+            }
+            return try await harness.request("POST", path, headers: headers, body: body)
         }
 
         /// Every JSON line the function logged.

@@ -51,7 +51,7 @@ struct RiskBootstrapTests {
         let decision = try #require(try await Self.decision(rig))
         #expect(decision["tier"] == .string("repeat"))
         #expect(decision["tierReason"] == .string("risk.flagged"))
-        // Bit 1 is set at Apple for the physical device (bit 0 too: the mark was clear and claimed first).
+        // Bit 1 is set at Apple for the physical device (bit 0 is not: the tier recorded is not `first`).
         let bits = try await rig.apple.bits(device: phone.physicalID, transport: rig.transport)
         #expect(bits["bit1"] == .bool(true))
         let stats = try await rig.appleStats()
@@ -82,20 +82,28 @@ struct RiskBootstrapTests {
         #expect(try await rig.appleStats()["exchange_requests"] == .int(1))
     }
 
-    @Test func aReceiptOurCheckRefusesRegistersUnknownUntilAppleVerifiesOne() async throws {
+    /// Issue 35: a client can corrupt the receipt inside its attestation (the attestation's signature does not
+    /// cover it). Our check refusing it is `repeat` (`risk.unverified`), never better than no receipt: on a
+    /// route with `onUnknownDevice: first` it gets the `repeatAllowance` (0). Before the fix it was `unknown`,
+    /// and that route served it. The key still registers.
+    @Test func aReceiptOurCheckRefusesIsRepeatUntilAppleVerifiesOne() async throws {
         let rig = try await Rig()
         try await rig.apple.control("/control/status", .object(["exchange": .int(503)]), transport: rig.transport)
-        var install = try Install(on: rig.phone())
+        let phone = rig.phone()
+        var install = try Install(on: phone)
         let refused = AttestationOptions.genuine.with { $0.receipt.signatureOverContent = true }
         #expect(try await rig.register(install, options: refused) == "bound")
         let line = try #require(try await Self.registration(rig, install))
-        #expect(line["tier"] == .string("unknown"))
+        #expect(line["tier"] == .string("repeat"))
         #expect(line["tierReason"] == .string("risk.unverified"))
         let warning = try await rig.lines().last { $0["message"] == .string("attestation receipt unverified") }
         #expect(warning?["reason"] == .string("appattest.receipt_signature_invalid"))
-        // The key works; its device is metered as unknown.
-        #expect(try await rig.call(&install, path: "/v1/tutor/deck-1/card-2").status == 200)
+        // The key works; its device is metered as repeat even where unknown devices are served.
+        #expect(try await rig.call(&install, path: "/v1/tutor/deck-1/card-2").status == 429)
         #expect(try await rig.call(&install).status == 429)
+        // No bit is written for it at Apple: it is this request's content, not a flag.
+        let bits = try await rig.apple.bits(device: phone.physicalID, transport: rig.transport)
+        #expect(bits["bit0"] != .bool(true) && bits["bit1"] != .bool(true))
 
         // With Apple up, the same kind of receipt is exchanged and Apple's RECEIPT verifies: the tier settles.
         try await rig.apple.control("/control/status", .object(["exchange": .int(200)]), transport: rig.transport)
@@ -103,6 +111,34 @@ struct RiskBootstrapTests {
         _ = try await rig.register(settled, options: refused)
         #expect(try await Self.registration(rig, settled)?["tier"] == .string("first"))
         #expect(try await rig.call(&settled).status == 200)
+    }
+
+    /// Issue 35: registering while Apple's receipt exchange is down records `unknown` and writes no bit 0, so
+    /// once Apple is back the device's next registration reads a clear mark and gets `first`. Before the fix
+    /// bit 0 was written with the `unknown`, and the settle read that mark as "already used": `repeat`.
+    @Test func anExchangeOutageAtRegistrationLeavesTheMarkClearForTheSettle() async throws {
+        let rig = try await Rig()
+        try await rig.apple.control("/control/status", .object(["exchange": .int(503)]), transport: rig.transport)
+        let phone = rig.phone()
+        var install = try Install(on: phone)
+        #expect(try await rig.register(install) == "bound")
+        #expect(try await Self.registration(rig, install)?["tier"] == .string("unknown"))
+        let bits = try await rig.apple.bits(device: phone.physicalID, transport: rig.transport)
+        #expect(bits["bit0"] != .bool(true), "bit 0 written for an unknown tier: \(bits)")
+        #expect(try await rig.call(&install).status == 429)
+
+        // Apple back: the app registers again (a resend of the same key) and the tier settles as first.
+        try await rig.apple.control("/control/status", .object(["exchange": .int(200)]), transport: rig.transport)
+        #expect(try await rig.register(install) == "re_registered")
+        _ = try await rig.harness.eventually(seconds: 5) { try await rig.registeredTiers().count == 2 }
+        #expect(try await rig.registeredTiers() == ["unknown", "first"])
+        #expect(try await rig.call(&install).status == 200)
+        // Now bit 0 is set: the next device ID on this phone is a repeat.
+        #expect(try await rig.apple.bits(device: phone.physicalID, transport: rig.transport)["bit0"] == .bool(true))
+        var fresh = try Install(on: phone)
+        _ = try await rig.register(fresh)
+        #expect(try await Self.registration(rig, fresh)?["tier"] == .string("repeat"))
+        #expect(try await rig.call(&fresh).status == 429)
     }
 }
 

@@ -79,19 +79,28 @@ struct OpenBudget: DeviceCheckBudget {
         .bits(DeviceBits(bit0: bit0, bit1: bit1, lastUpdate: BitsMonth(year: year, month: month)!))
     }
 
-    @Test func aNeverMarkedDeviceIsClearOnlyAfterBitZeroIsWritten() async {
-        let bits = FakeTwoBits()
-        let reading = await Self.read(bits)
-        #expect(reading == MarkReading(.clear, .markClear))
-        #expect(
-            bits.calls == [
-                .init(path: "query", bit0: nil, bit1: nil, chargedDevice: Self.deviceID),
-                .init(path: "update", bit0: true, bit1: nil, chargedDevice: Self.deviceID),
-            ]
+    static func claim(_ bits: FakeTwoBits) async -> String? {
+        await DeviceMarkService(bits: bits, budget: OpenBudget(), markMonths: 3).claim(
+            deviceCheckToken: token,
+            deviceID: deviceID,
+            now: now,
+            deadline: .after(.seconds(5))
         )
+    }
+
+    /// Issue 35: reading a clear mark writes nothing; bit 0 is written only by `claim`, which the tier step
+    /// calls only for a `first`.
+    @Test func aNeverMarkedDeviceIsClearAndOnlyAClaimWritesBitZero() async {
+        let bits = FakeTwoBits()
+        #expect(await Self.read(bits) == MarkReading(.clear, .markClear))
+        #expect(bits.calls == [.init(path: "query", bit0: nil, bit1: nil, chargedDevice: Self.deviceID)])
+        // Read again (an `unknown` tier settled later): still clear, not a mark of its own making.
+        #expect(await Self.read(bits) == MarkReading(.clear, .markClear))
+        #expect(await Self.claim(bits) == nil)
+        #expect(bits.calls.last == .init(path: "update", bit0: true, bit1: nil, chargedDevice: Self.deviceID))
         // The next device ID on the same phone reads the mark.
         #expect(await Self.read(bits) == MarkReading(.set, .markSet))
-        #expect(bits.calls.count == 3)
+        #expect(bits.calls.count == 4)
     }
 
     @Test func aMarkInForceIsSetAndWritesNothing() async {
@@ -107,7 +116,9 @@ struct OpenBudget: DeviceCheckBudget {
         let bits = FakeTwoBits()
         bits.state.withLock { $0 = Self.bits(true, true, 2026, 8) }
         #expect(await Self.read(bits, months: 3) == MarkReading(.clear, .markClear))
+        #expect(await Self.claim(bits) == nil)
         #expect(bits.calls.last == .init(path: "update", bit0: true, bit1: nil, chargedDevice: Self.deviceID))
+        #expect(bits.state.withLock { $0 } == Self.bits(true, true, 2026, 12))
         // With a longer DEVICE_MARK_MONTHS the same mark still holds.
         bits.state.withLock { $0 = Self.bits(true, false, 2026, 8) }
         #expect(await Self.read(bits, months: 4) == MarkReading(.set, .markSet))
@@ -145,12 +156,19 @@ struct OpenBudget: DeviceCheckBudget {
     @Test(arguments: [
         TwoBitsError.Reason.serviceUnavailable, .rateLimited, .deadlineExceeded, .budgetExhausted, .tokenRejected,
     ])
-    func aClearMarkWhoseWriteFailsIsUnavailableNeverClear(_ reason: TwoBitsError.Reason) async {
+    func aClaimWhoseWriteFailsAnswersItsSlug(_ reason: TwoBitsError.Reason) async {
         let bits = FakeTwoBits()
         bits.updateFailure.withLock { $0 = TwoBitsError(reason) }
-        let reading = await Self.read(bits)
-        #expect(reading.signal == .unavailable && reading.reason == .markUnavailable)
-        #expect(reading.detail == reason.slug)
+        #expect(await Self.claim(bits) == reason.slug)
+        // The refresh's read-and-claim is then unavailable, never clear.
+        let service = DeviceMarkService(bits: bits, budget: OpenBudget(), markMonths: 3)
+        let signal = await service.markSignal(
+            deviceCheckToken: Self.token,
+            deviceID: Self.deviceID,
+            now: Self.now,
+            deadline: .after(.seconds(5))
+        )
+        #expect(signal.signal == .unavailable && signal.reason == "mark.unavailable")
     }
 
     @Test func flaggingSetsBitOneOnlyAndIsCharged() async {

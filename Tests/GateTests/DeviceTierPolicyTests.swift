@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 
 @testable import Gate
@@ -60,9 +61,17 @@ import Testing
         )
     }
 
-    @Test func anUnverifiedReceiptIsUnknownUnlessAMarkSaysRepeat() {
+    /// Issue 35: a receipt our check refused is request content, never better than no receipt: `repeat`
+    /// even on a clear mark (it was `unknown`, so a route with `onUnknownDevice: first` served it).
+    @Test func anUnverifiedReceiptIsRepeatAndAnUnavailableOneUnknown() {
+        #expect(RiskSignal.unverified.tier(max: 5) == .repeat)
+        #expect(RiskSignal.unavailable.tier(max: 5) == .unknown)
         #expect(
             DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .clear, risk: .unverified, riskMax: 5)
+                == .repeat
+        )
+        #expect(
+            DeviceTierPolicy.atRegistration(previous: nil, heldKey: false, mark: .clear, risk: .unavailable, riskMax: 5)
                 == .unknown
         )
         #expect(
@@ -74,11 +83,50 @@ import Testing
     @Test func aCallWithoutAStoredTierIsFirstOnlyWhenTieringIsOff() {
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: false, attestedKey: false) == .first)
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: false) == .repeat)
-        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .unknown)
+        // Issue 35: a key registered before marks (no stored tier) keeps the first tier it had.
+        #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .first)
         #expect(DeviceTierPolicy.forCall(stored: .repeat, tiering: false, attestedKey: true) == .repeat)
         #expect(UnknownDevicePolicy.repeat.meteredAs == .repeat)
         #expect(UnknownDevicePolicy.first.meteredAs == .first)
         #expect(RecallSignal.set.tier == .repeat && RecallSignal.unavailable.tier == .unknown)
+    }
+}
+
+/// Issue 35: a `first` expires with the mark that made it.
+@Suite struct FirstExpiryTests {
+    static let now = Date(timeIntervalSince1970: 1_796_126_400)  // 2026-12-01 12:00 UTC
+
+    @Test func aMarkedFirstExpiresAfterTheMarkMonths() {
+        func expired(_ profile: DeviceProfile, months: Int = 3) -> Bool {
+            DeviceTierPolicy.firstExpired(profile, now: Self.now, markMonths: months)
+        }
+        let marked = { (month: String) in
+            DeviceProfile(firstSeen: "2026-01-01", tier: .first, tierReason: "mark.renewed", tierMarked: month)
+        }
+        #expect(!expired(marked("2026-09")))
+        #expect(expired(marked("2026-08")))
+        #expect(!expired(marked("2026-08"), months: 4))
+        // Unreadable: expired (no extra first).
+        #expect(expired(marked("2026-8")))
+        // A mark's first from before `tier_marked`: its first-seen month.
+        #expect(expired(DeviceProfile(firstSeen: "2026-08-31", tier: .first, tierReason: "mark.clear")))
+        #expect(!expired(DeviceProfile(firstSeen: "2026-09-01", tier: .first, tierReason: "mark.clear")))
+        // No mark made it (a legacy key, Android's recall), or not a first: never expires.
+        #expect(!expired(DeviceProfile(firstSeen: "2025-01-01", tier: .first, tierReason: "tier.legacy_key")))
+        #expect(!expired(DeviceProfile(firstSeen: "2025-01-01", tier: .first, tierReason: "recall.clear")))
+        #expect(
+            !expired(
+                DeviceProfile(firstSeen: "2025-01-01", tier: .repeat, tierReason: "mark.set", tierMarked: "2025-01")
+            )
+        )
+    }
+
+    @Test func aFirstAMarkMadeRenewsAnOlderOne() {
+        #expect(DeviceTier.mayMove(from: .first, marked: "2026-08", to: .first, marked: "2026-12"))
+        #expect(DeviceTier.mayMove(from: .first, marked: nil, to: .first, marked: "2026-12"))
+        #expect(!DeviceTier.mayMove(from: .first, marked: "2026-12", to: .first, marked: "2026-12"))
+        #expect(!DeviceTier.mayMove(from: .first, marked: nil, to: .first, marked: nil))
+        #expect(!DeviceTier.mayMove(from: .repeat, marked: "2026-01", to: .first, marked: "2026-12"))
     }
 }
 

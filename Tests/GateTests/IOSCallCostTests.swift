@@ -16,7 +16,7 @@ import WireContract
 struct IOSCallCostTests {
     let device = "0b9f8c1e-3a4d-4e5f-8a9b-1c2d3e4f5a6b"
 
-    /// With device marks on, whatever the stored tier (none: a key from before marks, `unknown`), the tier is
+    /// With device marks on, whatever the stored tier (none: a key from before marks, metered `first`), the tier is
     /// read by the key lookup's own request and meters the call: the cost stays the same.
     @Test(arguments: [nil, DeviceTier.first, .repeat])
     func aGenuineAssertedCallCostsAtMostSixRequestsInFourSteps(stored: DeviceTier?) async throws {
@@ -73,8 +73,8 @@ struct IOSCallCostTests {
         call.tiering = DeviceTiering(marks: true)
         var route = MeteredRoute(path: "/v1/generate", feature: "generation", mode: .enforce, upstreamPath: "/generate")
         route.repeatAllowance = AllowancePolicy(firstDay: 5, laterDays: 5)
-        // first: the route's allowance (14 on the first day); repeat, and unknown as `repeat`: 5.
-        let metered = stored ?? .unknown
+        // first (and a key from before marks): the route's allowance (14 on the first day); repeat: 5.
+        let metered = stored ?? .first
         var remaining = metered == .first ? 14 : 5
 
         var challenge = try await challenges.issue(deviceID: device, replacingSpent: false, now: now).bytes

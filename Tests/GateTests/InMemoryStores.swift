@@ -194,19 +194,42 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
         var firstSeen: String
         var tier: DeviceTier?
         var reason: String?
+        var marked: String?
     }
     private let state = Mutex<[String: Row]>([:])
 
-    func storedTier(deviceID: String) async throws -> DeviceTier? { state.withLock { $0[deviceID]?.tier } }
+    func storedProfile(deviceID: String) async throws -> DeviceProfile? {
+        state.withLock { rows in
+            rows[deviceID].map {
+                DeviceProfile(firstSeen: $0.firstSeen, tier: $0.tier, tierReason: $0.reason, tierMarked: $0.marked)
+            }
+        }
+    }
 
-    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
+    func recordTier(
+        deviceID: String,
+        tier: DeviceTier,
+        reason: String,
+        today: String,
+        marked: String?
+    ) async throws -> DeviceTier {
         state.withLock { rows in
             let stored = rows[deviceID]
-            guard DeviceTier.mayMove(from: stored?.tier, to: tier) else { return stored?.tier ?? tier }
-            rows[deviceID] = Row(firstSeen: stored?.firstSeen ?? today, tier: tier, reason: reason)
+            let marked = tier == .first ? marked : nil
+            guard DeviceTier.mayMove(from: stored?.tier, marked: stored?.marked, to: tier, marked: marked) else {
+                return stored?.tier ?? tier
+            }
+            rows[deviceID] = Row(
+                firstSeen: stored?.firstSeen ?? today,
+                tier: tier,
+                reason: reason,
+                marked: marked ?? stored?.marked
+            )
             return tier
         }
     }
+
+    func marked(deviceID: String) -> String? { state.withLock { $0[deviceID]?.marked } }
 
     func reason(deviceID: String) -> String? { state.withLock { $0[deviceID]?.reason } }
 
@@ -215,7 +238,12 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
         state.withLock { rows in
             let row = rows[deviceID] ?? Row(firstSeen: today)
             rows[deviceID] = row
-            return DeviceProfile(firstSeen: row.firstSeen, tier: row.tier, tierReason: row.reason)
+            return DeviceProfile(
+                firstSeen: row.firstSeen,
+                tier: row.tier,
+                tierReason: row.reason,
+                tierMarked: row.marked
+            )
         }
     }
 }

@@ -45,7 +45,11 @@ struct ReportingEvidence: EvidenceSource {
         var logger: Logger { Logger(sink: sink) }
     }
 
-    func stack(_ report: EvidenceReport, tiering: DeviceTiering = DeviceTiering()) -> Stack {
+    func stack(
+        _ report: EvidenceReport,
+        tiering: DeviceTiering = DeviceTiering(),
+        renewal marks: (any RefreshMarks)? = nil
+    ) -> Stack {
         let tiers = InMemoryDeviceTierStore()
         let challenges = InMemoryChallengeStore(tiers: tiers)
         var call = MeteredCall(
@@ -58,6 +62,7 @@ struct ReportingEvidence: EvidenceSource {
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
         call.tiering = tiering
+        call.markRenewal = marks.map { MarkRenewal(marks: $0, tiers: tiers, calendar: .utc) }
         return Stack(call: call, tiers: tiers)
     }
 
@@ -159,19 +164,78 @@ struct ReportingEvidence: EvidenceSource {
         #expect(line?["tier"] == .string("first") && line?["tierReason"] == .string("tier.off"))
     }
 
-    /// Tiering on and no stored tier: a key registered before marks were turned on is `unknown`; anything
-    /// else is `repeat` (request content never yields `first`).
-    @Test func tieringOnWithoutAStoredTierIsUnknownForALegacyKeyAndRepeatOtherwise() async {
+    /// Tiering on and no stored tier: a key registered before marks were turned on is `first` (issue 35: it
+    /// was `unknown`, so the default `onUnknownDevice` demoted the installed base); anything else is `repeat`
+    /// (request content never yields `first`).
+    @Test func tieringOnWithoutAStoredTierIsFirstForALegacyKeyAndRepeatOtherwise() async {
         var legacy = Self.appAttest
         legacy.attestedKey = true
-        var route = self.route
-        route.onUnknownDevice = .first
         let held = await calls(stack(legacy, tiering: DeviceTiering(marks: true)), route: route)
         #expect(held.admitted == 3)
-        #expect(held.line?["tier"] == .string("unknown") && held.line?["tierReason"] == .string("tier.legacy_key"))
+        #expect(held.line?["tier"] == .string("first") && held.line?["tierReason"] == .string("tier.legacy_key"))
         let android = await calls(stack(Self.play, tiering: DeviceTiering(recall: true)))
         #expect(android.admitted == 1)
         #expect(android.line?["tier"] == .string("repeat") && android.line?["tierReason"] == .string("tier.unproven"))
+    }
+
+    /// Issue 35: a `first` expires with the mark that made it (DEVICE_MARK_MONTHS). Without a DeviceCheck
+    /// token it is metered as `unknown` (the route's `onUnknownDevice`); with one the mark is read again: a
+    /// clear mark renews the `first` with this month; a mark in force (another device ID on the phone took the
+    /// free tier since, or its own at a month's edge) keeps it expired, `unknown`, and writes nothing. Within
+    /// the window nothing is asked.
+    @Test func anExpiredFirstIsUnknownWithoutATokenAndSettledByTheMarkWithOne() async throws {
+        let token = Bytes.base64(Array(repeating: UInt8(3), count: 64))
+        func tokened() -> MeteredRequest {
+            MeteredRequest(
+                method: "POST",
+                rawPath: "/v1/generate",
+                headers: [WireHeader.deviceID.key: device, WireHeader.deviceCheckToken.key: token],
+                body: []
+            )
+        }
+        func seeded(_ marks: FakeRefreshMarks?, marked: String) async throws -> Stack {
+            let s = stack(Self.appAttest, tiering: DeviceTiering(marks: true, markMonths: 3), renewal: marks)
+            _ = try await s.tiers.recordTier(
+                deviceID: device,
+                tier: .first,
+                reason: "mark.clear",
+                today: "2026-07-01",
+                marked: marked
+            )
+            return s
+        }
+        // No token: unknown, metered as repeat (repeatAllowance laterDays 0).
+        let bare = try await seeded(FakeRefreshMarks(mark: .clear), marked: "2026-07")
+        let expired = await calls(bare)
+        #expect(expired.admitted == 0)
+        #expect(expired.line?["tier"] == .string("unknown"))
+        #expect(expired.line?["tierReason"] == .string("tier.mark_expired"))
+        // A token and a clear mark: renewed, the route's allowance (laterDays 2).
+        for (mark, tier, reason, marked, admitted) in [
+            (MarkSignal.clear, DeviceTier.first, "mark.renewed", "2026-11", 2),
+            (.set, .unknown, "tier.mark_expired", "2026-07", 0),
+        ] {
+            let marks = FakeRefreshMarks(mark: mark)
+            let s = try await seeded(marks, marked: "2026-07")
+            let response = await s.call.handle(
+                tokened(),
+                route: route,
+                now: noon,
+                deadline: .after(.seconds(5)),
+                logger: s.logger
+            )
+            #expect(response.status == (admitted > 0 ? 200 : 429))
+            let line = s.sink.objects.last
+            #expect(line?["tier"] == .string(tier.rawValue) && line?["tierReason"] == .string(reason))
+            #expect(try await s.tiers.storedTier(deviceID: device) == .first)
+            #expect(s.tiers.marked(deviceID: device) == marked)
+            #expect(marks.read == [token])
+        }
+        // Within the window: first, and Apple is not asked.
+        let marks = FakeRefreshMarks(mark: .set)
+        let young = try await seeded(marks, marked: "2026-08")
+        #expect(await calls(young).admitted == 2)
+        #expect(marks.read.isEmpty)
     }
 
     /// The profile the key lookup read on the way (iOS) decides without a profile write; a tier this call's

@@ -10,12 +10,20 @@ import Testing
 final class ScriptedMarks: DeviceMarks {
     let answer: Mutex<MarkReading>
     let reads = Atomic<Int>(0)
+    let claims = Mutex<[String]>([])
     let flags = Mutex<[String]>([])
     let flagFailure: String?
+    let claimFailure: String?
 
-    init(_ answer: MarkReading, flagFailure: String? = nil) {
+    init(_ answer: MarkReading, flagFailure: String? = nil, claimFailure: String? = nil) {
         self.answer = Mutex(answer)
         self.flagFailure = flagFailure
+        self.claimFailure = claimFailure
+    }
+
+    func claim(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String? {
+        claims.withLock { $0.append(deviceID) }
+        return claimFailure
     }
 
     func read(deviceCheckToken: String?, deviceID: String, now: Date, deadline: Deadline) async -> MarkReading {
@@ -33,11 +41,17 @@ final class ScriptedMarks: DeviceMarks {
 /// A tier store whose reads or writes fail.
 struct FailingTierStore: DeviceTierStore {
     let failRead: Bool
-    func storedTier(deviceID: String) async throws -> DeviceTier? {
+    func storedProfile(deviceID: String) async throws -> DeviceProfile? {
         if failRead { throw StoreError("store.test_failure") }
         return nil
     }
-    func recordTier(deviceID: String, tier: DeviceTier, reason: String, today: String) async throws -> DeviceTier {
+    func recordTier(
+        deviceID: String,
+        tier: DeviceTier,
+        reason: String,
+        today: String,
+        marked: String?
+    ) async throws -> DeviceTier {
         throw StoreError("store.test_failure")
     }
 }
@@ -99,7 +113,8 @@ struct FailingTierStore: DeviceTierStore {
                     deviceID: Self.deviceID,
                     tier: previous,
                     reason: "mark.clear",
-                    today: "x"
+                    // A `first` stored as `mark.clear` without `tier_marked` counts from this month (issue 35).
+                    today: "2026-11-30"
                 )
                 let marks = ScriptedMarks(MarkReading(.set, .markSet))
                 let outcome = try await Self.settle(marks, tiers, binding: binding)
@@ -150,16 +165,18 @@ struct FailingTierStore: DeviceTierStore {
         #expect(outcome.tier == .repeat && outcome.fields["flagDetail"] == .string("devicecheck.bits_unavailable"))
     }
 
-    @Test func anUnavailableOrUnverifiedRiskMakesAClearMarkUnknown() async throws {
-        for (risk, reason, unavailable) in [
-            (RiskSignal.unavailable, "risk.unavailable", true), (.unverified, "risk.unverified", false),
+    /// Issue 35: Apple unavailable is `unknown`; a receipt our check refused is request content (the
+    /// attestation's signature does not cover it) and never better than no receipt: `repeat`, and no flag.
+    /// Neither writes bit 0.
+    @Test func anUnavailableRiskIsUnknownAndAnUnverifiedOneIsRepeat() async throws {
+        for (risk, tier, reason, unavailable) in [
+            (RiskSignal.unavailable, DeviceTier.unknown, "risk.unavailable", true),
+            (.unverified, .repeat, "risk.unverified", false),
         ] {
-            let outcome = try await Self.settle(
-                ScriptedMarks(MarkReading(.clear, .markClear)),
-                InMemoryDeviceTierStore(),
-                risk: risk
-            )
-            #expect(outcome.tier == .unknown && outcome.reason == reason && outcome.unavailable == unavailable)
+            let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+            let outcome = try await Self.settle(marks, InMemoryDeviceTierStore(), risk: risk)
+            #expect(outcome.tier == tier && outcome.reason == reason && outcome.unavailable == unavailable)
+            #expect(marks.claims.withLock { $0 }.isEmpty && marks.flags.withLock { $0 }.isEmpty)
         }
         // A set mark stays repeat whatever the risk.
         let outcome = try await Self.settle(
@@ -168,6 +185,59 @@ struct FailingTierStore: DeviceTierStore {
             risk: .unavailable
         )
         #expect(outcome.tier == .repeat && outcome.reason == "mark.set")
+    }
+
+    /// Issue 35: bit 0 is written only when the recorded tier is `first`, with the mark's month kept; a claim
+    /// that fails is `unknown`, never `first`.
+    @Test func bitZeroIsWrittenOnlyForAFirstAndItsMonthIsKept() async throws {
+        let tiers = InMemoryDeviceTierStore()
+        let marks = ScriptedMarks(MarkReading(.clear, .markClear))
+        let outcome = try await Self.settle(marks, tiers)
+        #expect(outcome.tier == .first && marks.claims.withLock { $0 } == [Self.deviceID])
+        #expect(tiers.marked(deviceID: Self.deviceID) == "2026-12")
+        // Apple's receipt exchange down: `unknown`, the mark left clear for the settle that follows.
+        let outage = ScriptedMarks(MarkReading(.clear, .markClear))
+        let unknown = try await Self.settle(outage, InMemoryDeviceTierStore(), risk: .unavailable)
+        #expect(unknown.tier == .unknown && outage.claims.withLock { $0 }.isEmpty)
+        // The claim fails: unknown.
+        let refused = ScriptedMarks(MarkReading(.clear, .markClear), claimFailure: "devicecheck.bits_unavailable")
+        let failed = try await Self.settle(refused, InMemoryDeviceTierStore())
+        #expect(failed.tier == .unknown && failed.reason == "mark.unavailable" && failed.unavailable)
+        #expect(failed.fields["markDetail"] == .string("devicecheck.bits_unavailable"))
+    }
+
+    /// Issue 35: a held key's `first` whose mark is older than DEVICE_MARK_MONTHS is settled again by the mark.
+    @Test func aReinstallWhoseFirstHasExpiredIsSettledAgainByTheMark() async throws {
+        for (reading, tier, marked) in [
+            (MarkReading(.clear, .markClear), DeviceTier.first, "2026-12"),
+            // A mark in force may be its own (Apple's month and ours can differ): the expired first is kept.
+            (MarkReading(.set, .markSet), .first, "2026-08"),
+        ] {
+            let tiers = InMemoryDeviceTierStore()
+            _ = try await tiers.recordTier(
+                deviceID: Self.deviceID,
+                tier: .first,
+                reason: "mark.clear",
+                today: "2026-08-02",
+                marked: "2026-08"
+            )
+            let marks = ScriptedMarks(reading)
+            let outcome = try await Self.settle(marks, tiers, binding: .rebound)
+            #expect(outcome.tier == tier && marks.reads.load(ordering: .relaxed) == 1)
+            #expect(tiers.marked(deviceID: Self.deviceID) == marked)
+        }
+        // Within the window the reinstall keeps its first without asking Apple.
+        let tiers = InMemoryDeviceTierStore()
+        _ = try await tiers.recordTier(
+            deviceID: Self.deviceID,
+            tier: .first,
+            reason: "mark.clear",
+            today: "2026-09-02",
+            marked: "2026-09"
+        )
+        let marks = ScriptedMarks(MarkReading(.set, .markSet))
+        #expect(try await Self.settle(marks, tiers, binding: .rebound).tier == .first)
+        #expect(marks.reads.load(ordering: .relaxed) == 0)
     }
 
     @Test func aStoreFailureThrowsAndAFailedReadAsksAppleNothing() async throws {

@@ -444,4 +444,39 @@ final class FakeRefreshMarks: RefreshMarks {
             #expect(marks.flagged.isEmpty)
         }
     }
+
+    /// Issue 35: a key registered before marks were turned on (no stored tier) is settled by its first due
+    /// refresh through the conditional write: `first` (`tier.legacy_key`) at most the maximum, `repeat` above
+    /// it; Apple failing records nothing (it stays untiered and is metered `first`).
+    @Test func aLegacyKeyIsSettledByItsFirstVerifiedRefresh() async throws {
+        let registration = try register()
+        for (answer, expected) in [
+            (ScriptedExchange.Answer.receipt(try refreshed(registration, metric: 1)), DeviceTier?.some(.first)),
+            (.receipt(try refreshed(registration, metric: 12)), .repeat),
+            (.notModified, nil),
+        ] as [(ScriptedExchange.Answer, DeviceTier?)] {
+            let store = InMemoryRiskStore()
+            store.bind(
+                Self.deviceID,
+                keyId: registration.key.keyId,
+                receipt: registration.receiptBytes,
+                unverified: false
+            )
+            let tiers = InMemoryDeviceTierStore()
+            let marks = FakeRefreshMarks()
+            let recorded = await refresher(ScriptedExchange([answer]), store: store, tiers: tiers, marks: marks)
+                .refresh(
+                    deviceID: Self.deviceID,
+                    key: storedKey(registration, risk: StoredRisk(receipt: registration.receiptBytes)),
+                    storedTier: nil,
+                    deviceCheckToken: nil,
+                    now: Self.now
+                )
+            #expect(recorded?.tier == expected)
+            #expect(try await tiers.storedTier(deviceID: Self.deviceID) == expected)
+            if expected == .first { #expect(tiers.reason(deviceID: Self.deviceID) == "tier.legacy_key") }
+            // No mark is claimed for a legacy key.
+            #expect(marks.read.isEmpty)
+        }
+    }
 }

@@ -292,6 +292,46 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         fixture.expectResends()
     }
 
+    /// Issue 35: a `first` a mark made carries the mark's month (`tier_marked`), and only a newer mark's `first`
+    /// renews it; a `repeat` is never renewed, and a `first` with no month is renewed by any mark.
+    @Test(arguments: StoreKind.all)
+    func aFirstIsRenewedOnlyByANewerMark(_ kind: StoreKind) async throws {
+        let fixture = try await StoreKind.Fixture(kind)
+        let (store, _) = tiers(fixture)
+        let id = "9e0b7d1c-2222-4c39-9a55-0d3b1b7e2f10"
+        func write(_ tier: DeviceTier, _ month: String?, reason: String = "mark.clear") async throws -> DeviceTier {
+            try await store.recordTier(deviceID: id, tier: tier, reason: reason, today: Self.day, marked: month)
+        }
+        #expect(try await write(.first, "2026-08") == .first)
+        #expect(try await store.storedProfile(deviceID: id)?.tierMarked == "2026-08")
+        // The same month, or an older one, does not move it; a newer one renews it.
+        #expect(try await write(.first, "2026-08", reason: "mark.renewed") == .first)
+        #expect(try await write(.first, "2026-07", reason: "mark.renewed") == .first)
+        #expect(try await store.storedProfile(deviceID: id)?.tierReason == "mark.clear")
+        #expect(try await write(.first, "2026-12", reason: "mark.renewed") == .first)
+        let renewed = try await store.storedProfile(deviceID: id)
+        #expect(renewed?.tierMarked == "2026-12" && renewed?.tierReason == "mark.renewed")
+        // A first with no month (written before `tier_marked`, or a legacy key) is renewed by any mark.
+        #expect(
+            try await store.recordTier(deviceID: "legacy", tier: .first, reason: "tier.legacy_key", today: Self.day)
+                == .first
+        )
+        #expect(
+            try await store.recordTier(
+                deviceID: "legacy",
+                tier: .first,
+                reason: "mark.renewed",
+                today: Self.day,
+                marked: "2026-12"
+            ) == .first
+        )
+        #expect(try await store.storedProfile(deviceID: "legacy")?.tierMarked == "2026-12")
+        // A repeat is never renewed.
+        #expect(try await write(.repeat, nil, reason: "mark.set") == .repeat)
+        #expect(try await write(.first, "2027-01", reason: "mark.renewed") == .repeat)
+        fixture.expectResends()
+    }
+
     /// The tier lives on the profile row: the profile read answers it with its reason, and the tier write
     /// stamps `first_seen` only on a row without one.
     @Test(arguments: StoreKind.all)

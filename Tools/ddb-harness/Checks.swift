@@ -103,7 +103,7 @@ extension WriteCheck {
         allowanceReserve,
         allowanceRelease, ceilingReserve, ceilingRelease, ceilingSettle, unprovenReserve, warningFlag, decodeBudget,
         playQuota,
-        deviceCheckBudget, firstSeen, tierRecord,
+        deviceCheckBudget, firstSeen, tierRecord, tierRenew,
     ]
 
     static let challengeSpend = WriteCheck(

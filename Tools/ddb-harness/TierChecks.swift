@@ -61,6 +61,80 @@ extension WriteCheck {
     )
 }
 
+extension WriteCheck {
+    /// Issue 35: a `first` whose mark expired, renewed by a newer mark (`MarkRenewal`: bit 0 already written
+    /// again at Apple). The write replaces a stored `first` only when the stored `tier_marked` is older; a
+    /// renewal read wrongly leaves the `first` expired although the device's mark is claimed.
+    static let tierRenew = WriteCheck(
+        "tier_renew",
+        "device tier (first renewed by a newer mark)",
+        match: { _ in Keys.sortKey("PROFILE") },
+        run: { context in
+            let profile = Keys.device(context.ids.id, "PROFILE")
+            _ = try await DynamoDeviceTierStore(table: context.plain)
+                .recordTier(
+                    deviceID: context.ids.id,
+                    tier: .first,
+                    reason: "mark.clear",
+                    today: "2030-09-01",
+                    marked: "2030-09"
+                )
+            try await context.arm()
+            let answered = try await DynamoDeviceTierStore(table: context.writer)
+                .recordTier(
+                    deviceID: context.ids.id,
+                    tier: .first,
+                    reason: "mark.renewed",
+                    today: context.ids.day,
+                    marked: "2030-12"
+                )
+            let row = try await context.row(profile)
+            let marked = row?["tier_marked"]?.stringValue ?? "none"
+            let reason = row?["tier_reason"]?.stringValue ?? "none"
+            let firstSeen = row?["first_seen"]?.stringValue ?? "none"
+            return Observation(
+                correct: answered == .first && marked == "2030-12" && reason == "mark.renewed"
+                    && firstSeen == "2030-09-01",
+                text: "answered \(answered.rawValue), stored \(reason) marked \(marked), first seen \(firstSeen)"
+            )
+        },
+        preFixControl: { context in
+            // The pre-issue-35 move condition (a `first` moves only to `repeat`): the renewal is refused and the
+            // `first` stays expired although its mark was claimed again at Apple.
+            _ = try await DynamoDeviceTierStore(table: context.plain)
+                .recordTier(
+                    deviceID: context.ids.id,
+                    tier: .first,
+                    reason: "mark.clear",
+                    today: "2030-09-01",
+                    marked: "2030-09"
+                )
+            try await context.arm()
+            do {
+                try await context.writer.client.updateItem(
+                    UpdateItem(
+                        table: context.writer.table,
+                        key: Keys.device(context.ids.id, "PROFILE"),
+                        update: UpdateExpression(set: [
+                            "\(name: "tier") = \(value: .s("first"))",
+                            "\(name: "tier_reason") = \(value: .s("mark.renewed"))",
+                            "\(name: "tier_marked") = \(value: .s("2030-12"))",
+                        ]),
+                        condition:
+                            "attribute_not_exists(\(name: "tier")) OR \(name: "tier") = \(value: .s("unknown"))",
+                        returnOldItemOnConditionFailure: false
+                    ),
+                    deadline: .after(.seconds(5))
+                )
+                return Observation(correct: true, text: "renewed")
+            } catch let error as DynamoDBError where error.reason == .conditionalCheckFailed {
+                return Observation(correct: false, text: "renewal refused: the first stays expired, its mark claimed")
+            }
+        },
+        tokenlessBreaks: false
+    )
+}
+
 extension Runner {
     /// Issue 17: a registration's `first` racing a risk flag's `repeat` on one device ID, one client each,
     /// each send also resent when `resend`. In every round the row ends `repeat` and the flag is answered

@@ -28,4 +28,18 @@ package enum DeviceMarkPolicy {
         let elapsed = (today.year * 12 + today.month - 1) - bits.lastUpdate.ordinal
         return elapsed > max(0, markMonths) ? .first : .repeat
     }
+
+    /// The UTC month of `now`: the month Apple stamps on a bit written at `now`, kept with a `first` a mark
+    /// made (`tier_marked`, docs/gate.md "Device tiers").
+    package static func month(at now: Date) -> BitsMonth {
+        let today = LocalCalendar.utc.day(at: now)
+        // A calendar day always has a month in 1...12 and a four-digit year.
+        return BitsMonth(year: today.year, month: today.month)!
+    }
+
+    /// Whether a mark written in `month` has expired at `now`, by the same rule as `mark(_:now:markMonths:)`:
+    /// a `first` expires with the mark that made it (docs/appattest.md "Device marks").
+    package static func expired(_ month: BitsMonth, now: Date, markMonths: Int) -> Bool {
+        mark(.bits(DeviceBits(bit0: true, bit1: false, lastUpdate: month)), now: now, markMonths: markMonths) == .first
+    }
 }

@@ -43,11 +43,15 @@ package struct DeviceProfile: Sendable, Hashable {
     package var tier: DeviceTier?
     /// The bounded reason slug stored with the tier (`mark.clear`, `risk.flagged`, ...).
     package var tierReason: String?
+    /// `tier_marked`: for a `first` a DeviceCheck mark made, the mark's month (`YYYY-MM`); the `first` expires
+    /// with it (`DeviceTierPolicy.firstExpired`).
+    package var tierMarked: String?
 
-    package init(firstSeen: String, tier: DeviceTier? = nil, tierReason: String? = nil) {
+    package init(firstSeen: String, tier: DeviceTier? = nil, tierReason: String? = nil, tierMarked: String? = nil) {
         self.firstSeen = firstSeen
         self.tier = tier
         self.tierReason = tierReason
+        self.tierMarked = tierMarked
     }
 }
 

@@ -41,16 +41,21 @@ package struct MarkReading: Sendable, Hashable {
 /// DeviceCheck's two bits as device marks (docs/appattest.md "Device marks"): bit 0 = a free tier was
 /// given on this physical device, bit 1 = the device was flagged by App Attest's fraud-risk metric.
 package protocol DeviceMarks: Sendable {
-    /// Reads the physical device's mark and, when it is clear, claims the device's free tier by setting
-    /// bit 0. Never throws: every failure is a signal.
+    /// Reads the physical device's mark, writing nothing: the caller decides the tier with the other signals
+    /// and claims bit 0 (`claim`) only when the tier it records is `first`, so a device whose tier is `unknown`
+    /// or `repeat` never reads a mark of its own making later. Never throws: every failure is a signal.
     /// - Parameters:
     ///   - deviceCheckToken: the body's `deviceCheckToken` (base64, already bounded), nil when absent.
     ///   - deviceID: the device ID whose daily DeviceCheck budget pays for each call.
     ///   - deadline: the invocation's; no call outlives it.
-    /// - Returns: `.clear` only after bit 0 is written; `.set` for a mark in force; `.missingToken` for no
-    ///   token or one Apple refuses (400); `.unavailable` for everything else (5xx, 429, 401, a timeout, the
-    ///   deadline, the budget spent or its store down, our JWT not signed, the write after a clear read).
+    /// - Returns: `.clear` for no mark or an expired one (bit 0 not yet written); `.set` for a mark in force;
+    ///   `.missingToken` for no token or one Apple refuses (400); `.unavailable` for everything else (5xx, 429,
+    ///   401, a timeout, the deadline, the budget spent or its store down, our JWT not signed).
     func read(deviceCheckToken: String?, deviceID: String, now: Date, deadline: Deadline) async -> MarkReading
+
+    /// Claims the device's free tier: sets bit 0 (bit 1 left as Apple has it), stamping this month.
+    /// - Returns: nil when Apple stored it, else the failure's slug (the tier is then `unknown`, never `first`).
+    func claim(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String?
 
     /// Sets bit 1 (flagged), leaving bit 0 as Apple has it.
     /// - Returns: nil when Apple stored it, else the failure's slug.
@@ -65,7 +70,8 @@ package protocol DeviceFlagging: Sendable {
     func flag(deviceCheckToken: String, deviceID: String, now: Date) async -> Bool
 }
 
-/// The mark service: `query_two_bits` → `DeviceMarkPolicy.mark` → on a clear mark `update_two_bits` bit 0.
+/// The mark service: `query_two_bits` → `DeviceMarkPolicy.mark`; `update_two_bits` bit 0 when the caller
+/// records `first` on a clear mark.
 /// Every call to Apple is paid from the device ID's daily DeviceCheck budget (`DEVICECHECK_BUDGET_PER_DEVICE`)
 /// after our JWT is signed, and bounded by the deadline (`DeviceCheckBitsClient`).
 package struct DeviceMarkService: DeviceMarks, DeviceFlagging {
@@ -95,21 +101,25 @@ package struct DeviceMarkService: DeviceMarks, DeviceFlagging {
         guard DeviceMarkPolicy.mark(state, now: now, markMonths: markMonths) == .first else {
             return MarkReading(.set, .markSet)
         }
+        return MarkReading(.clear, .markClear)
+    }
+
+    package func claim(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String? {
         do {
             // Bit 1 is left as Apple has it: an expired flag is renewed with the month, not erased.
             try await bits.update(
-                deviceToken: token,
+                deviceToken: deviceCheckToken,
                 bit0: true,
                 bit1: nil,
                 now: now,
                 deadline: deadline,
-                charge: charge
+                charge: DeviceCheckCharge(budget: budget, deviceID: deviceID)
             )
+            return nil
         } catch {
             // Unclaimed, the free tier is not given: another ID on this device could claim it too.
-            return MarkReading(.unavailable, .markUnavailable, detail: error.reason.slug)
+            return error.reason.slug
         }
-        return MarkReading(.clear, .markClear)
     }
 
     package func flag(deviceCheckToken: String, deviceID: String, now: Date, deadline: Deadline) async -> String? {

@@ -1,3 +1,6 @@
+internal import DeviceCheck
+package import FoundationEssentials
+
 /// A guest device ID's tier (issue 17, docs/gate.md "Device tiers"): whether it holds the first free tier
 /// on its physical device. Stored on the device ID's `PROFILE` row and shown on every decision line.
 package enum DeviceTier: String, Sendable, Hashable, CaseIterable {
@@ -34,7 +37,8 @@ package enum UnknownDevicePolicy: String, Sendable, Hashable {
 
 /// What DeviceCheck's two bits said about the physical device at key registration (iOS, `DEVICE_MARKS=on`).
 package enum MarkSignal: Sendable, Hashable {
-    /// No mark, or one older than `DEVICE_MARK_MONTHS`, and this registration has set bit 0.
+    /// No mark, or one older than `DEVICE_MARK_MONTHS`. Bit 0 is not written yet: the tier step writes it only
+    /// when the tier it records is `first` (docs/appattest.md "Device marks").
     case clear
     /// A mark in force: bit 0 (a free tier was given) or bit 1 (flagged) set within `DEVICE_MARK_MONTHS`.
     case set
@@ -60,7 +64,9 @@ package enum MarkSignal: Sendable, Hashable {
 package enum RiskSignal: Sendable, Hashable {
     /// The verified receipt's metric.
     case metric(Int)
-    /// Our own check refused the attestation's receipt and Apple has not returned a verified one yet.
+    /// Our own check refused the attestation's receipt and Apple has not returned a verified one yet. The
+    /// attestation's signature does not cover its receipt, so this is request content: `repeat`, never better
+    /// than no receipt (docs/threat-model.md).
     case unverified
     /// Apple's receipt endpoint down, refusing, or the per-device budget spent, and no verified receipt
     /// stored yet.
@@ -72,7 +78,8 @@ package enum RiskSignal: Sendable, Hashable {
     package func tier(max: Int) -> DeviceTier {
         switch self {
         case .metric(let value): value > max ? .repeat : .first
-        case .unverified, .unavailable: .unknown
+        case .unverified: .repeat
+        case .unavailable: .unknown
         case .notAsked: .first
         }
     }
@@ -109,7 +116,8 @@ package enum DeviceTierPolicy {
     ///   - mark: the two bits' answer (`MarkSignal.off` when marks are off).
     ///   - risk: the fraud-risk metric's answer.
     ///   - riskMax: `RISK_METRIC_MAX`.
-    /// - Returns: the tier to store. A flag (`risk` above `riskMax`) is always `repeat`.
+    /// - Returns: the tier to store. A flag (`risk` above `riskMax`) or a receipt our check refused is always
+    ///   `repeat`.
     package static func atRegistration(
         previous: DeviceTier?,
         heldKey: Bool,
@@ -129,12 +137,33 @@ package enum DeviceTierPolicy {
     ///   - tiering: whether any device signal is on for this device's platform (`DEVICE_MARKS` for a device
     ///     with an App Attest key, `PLAY_DEVICE_RECALL` for Android).
     ///   - attestedKey: the device ID holds an App Attest key (one registered before marks were turned on
-    ///     has no tier: `unknown`, so turning marks on never demotes the installed base).
+    ///     has no tier: `first`, reason `tier.legacy_key`, so turning marks on never demotes the installed
+    ///     base; its next due risk refresh records its tier).
     /// - Returns: the tier as stored or inferred; `onUnknownDevice` is applied by `allowance(for:)`.
     package static func forCall(stored: DeviceTier?, tiering: Bool, attestedKey: Bool) -> DeviceTier {
         if let stored { return stored }
         guard tiering else { return .first }
-        return attestedKey ? .unknown : .repeat
+        return attestedKey ? .first : .repeat
+    }
+
+    /// Whether a stored `first` has expired with the DeviceCheck mark that made it (docs/gate.md "Device
+    /// tiers"): the mark's month is `tier_marked`; a `first` a mark made before `tier_marked` was kept
+    /// (`mark.clear` without it) counts from its `first_seen` month, never later than its mark. A `first` no
+    /// mark made (a legacy key's, Android's recall) never expires; an unreadable month has expired (no extra
+    /// `first`).
+    /// - Parameter markMonths: `DEVICE_MARK_MONTHS`, as `DeviceMarkPolicy` reads Apple's mark.
+    package static func firstExpired(_ profile: DeviceProfile, now: Date, markMonths: Int) -> Bool {
+        guard profile.tier == .first else { return false }
+        let text: String
+        if let marked = profile.tierMarked {
+            text = marked
+        } else if profile.tierReason == GateReason.markClear.slug {
+            text = String(profile.firstSeen.prefix(7))
+        } else {
+            return false
+        }
+        guard let month = BitsMonth(apple: text) else { return true }
+        return DeviceMarkPolicy.expired(month, now: now, markMonths: markMonths)
     }
 }
 
@@ -144,10 +173,13 @@ package enum DeviceTierPolicy {
 package struct DeviceTiering: Sendable, Hashable {
     package var marks: Bool
     package var recall: Bool
+    /// `DEVICE_MARK_MONTHS`: a `first` a mark made expires with it (`DeviceTierPolicy.firstExpired`).
+    package var markMonths: Int
 
-    package init(marks: Bool = false, recall: Bool = false) {
+    package init(marks: Bool = false, recall: Bool = false, markMonths: Int = DeviceMarkPolicy.defaultMonths) {
         self.marks = marks
         self.recall = recall
+        self.markMonths = markMonths
     }
 
     /// Whether tiering is on for the platform a call's evidence names: an App Attest key, or an App Attest

@@ -33,7 +33,8 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     /// A verified receipt's metric is above `RISK_METRIC_MAX`: `repeat`, and bit 1 where a token is at hand.
     package static let riskFlagged = GateReason("risk.flagged")
-    /// Our check refused the attestation's receipt and Apple has not returned a verified one: `unknown`.
+    /// Our check refused the attestation's receipt and Apple has not returned a verified one: `repeat` (the
+    /// attestation's signature does not cover the receipt, so it is request content).
     package static let riskUnverified = GateReason("risk.unverified")
     /// Apple's receipt endpoint gave no verified receipt (down, refusing, the budget spent): `unknown`.
     package static let riskUnavailable = GateReason("risk.unavailable")
@@ -73,7 +74,7 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     // Device marks (issue 17, docs/appattest.md "Device marks"): the registration's `tierReason`.
 
-    /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 is now set: `first`.
+    /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 written because the tier is `first`.
     package static let markClear = GateReason("mark.clear")
     /// A mark in force on the physical device: `repeat`.
     package static let markSet = GateReason("mark.set")
@@ -88,8 +89,14 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
 
     /// Tiering is off for the call's platform: `first`, as before device tiers.
     package static let tierOff = GateReason("tier.off")
-    /// An App Attest key registered before device marks were turned on: `unknown`.
+    /// An App Attest key registered before device marks were turned on: `first`, until its next due risk
+    /// refresh records its tier (also the reason that refresh stores).
     package static let tierLegacyKey = GateReason("tier.legacy_key")
+    /// A `first` whose DeviceCheck mark is older than `DEVICE_MARK_MONTHS`, on a call that could not renew it:
+    /// metered as `unknown` (`onUnknownDevice`).
+    package static let tierMarkExpired = GateReason("tier.mark_expired")
+    /// A `first` whose mark had expired, renewed on a metered call: bit 0 written again, `tier_marked` this month.
+    package static let markRenewed = GateReason("mark.renewed")
     /// Tiering is on and nothing proved a first free tier: `repeat` (request content never yields `first`).
     package static let tierUnproven = GateReason("tier.unproven")
 

@@ -24,6 +24,9 @@ package struct MeteredCall: Sendable {
     package var tiering = DeviceTiering()
     /// Android's tier step from the verdict's device recall bits (`PLAY_DEVICE_RECALL=on`; nil: off).
     package var recallTiering: PlayRecallTiering?
+    /// Renews a `first` whose DeviceCheck mark has expired when the call carries a DeviceCheck token
+    /// (`DEVICE_MARKS=on`; nil: an expired `first` is metered as `unknown`).
+    package var markRenewal: MarkRenewal?
 
     package init(
         environment: String,
@@ -207,6 +210,7 @@ package struct MeteredCall: Sendable {
                 policy = unproven
             } else if case .device(let deviceID) = subject {
                 let tier = try await deviceTier(
+                    request,
                     profile: profile,
                     report: report,
                     deviceID: deviceID,
@@ -339,9 +343,11 @@ package struct MeteredCall: Sendable {
 
     /// The tier a device ID's call is metered by (`DeviceTierPolicy.forCall`; `onUnknownDevice` is the route's
     /// `allowance(for:)`), logged as `tier` with `tierReason`: the stored row's reason, the reason of a tier
-    /// this call's evaluation wrote, or why a tier was inferred (`tier.off`, `tier.legacy_key`, `tier.unproven`).
+    /// this call's evaluation wrote, or why a tier was inferred (`tier.off`, `tier.legacy_key`, `tier.unproven`,
+    /// `tier.mark_expired`).
     /// - Throws: `StoreError` from a tier write on the way (the caller fails closed).
     private func deviceTier(
+        _ request: MeteredRequest,
         profile: DeviceProfile,
         report: EvidenceReport,
         deviceID: String,
@@ -369,6 +375,24 @@ package struct MeteredCall: Sendable {
             stored = settled.tier
             reason = settled.reason
             if settled.unavailable { record.count("unavailable") }
+        }
+        // A `first` expires with the mark that made it (docs/gate.md "Device tiers"): read from the row already
+        // read, so a call whose `first` holds costs nothing. A DeviceCheck token on the call renews it (the mark
+        // decides again); without one, or with Apple unavailable, it is metered as `unknown`.
+        if tiering.marks, report.recordedTier == nil, stored == .first,
+            DeviceTierPolicy.firstExpired(profile, now: now, markMonths: tiering.markMonths)
+        {
+            // The token is bounded as the registration's body field is before Apple is asked.
+            let token = request.header(WireHeader.deviceCheckToken.key)
+            if let markRenewal, let token, KeyRegistration.deviceCheckToken(.string(token)) == .valid(token),
+                let renewed = try await markRenewal.renew(deviceID: deviceID, deviceCheckToken: token, now: now)
+            {
+                stored = renewed.tier
+                reason = renewed.reason
+            } else {
+                stored = .unknown
+                reason = GateReason.tierMarkExpired.slug
+            }
         }
         let on = tiering.on(attestedKey: report.attestedKey, proof: report.evidence.proof)
         let tier = DeviceTierPolicy.forCall(stored: stored, tiering: on, attestedKey: report.attestedKey)

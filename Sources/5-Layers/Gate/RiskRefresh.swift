@@ -1,12 +1,15 @@
 package import AttestCore
 package import CivilTime
 internal import Crypto
+internal import DeviceCheck
 package import FoundationEssentials
 
 /// What the metered refresh needs of the mark service (DeviceCheck's two bits, docs/appattest.md "Device
 /// marks"): bit 1 for a flagged device, and the mark that settles an `unknown` tier.
 package protocol RefreshMarks: Sendable {
-    /// Reads the physical device's mark, claiming bit 0 when it is clear (as at registration).
+    /// Reads the physical device's mark, claiming bit 0 when it is clear: for a caller that records `first`
+    /// on a clear mark (the metric is already verified at most the maximum), so bit 0 still goes only with a
+    /// `first`. A claim that fails is `.unavailable`.
     /// - Returns: the signal and its `tierReason` slug (`mark.*`).
     func markSignal(
         deviceCheckToken: String,
@@ -46,7 +49,11 @@ package protocol RiskRefreshing: Sendable {
 ///   a DeviceCheck token.
 /// - A verified metric at most `RISK_METRIC_MAX` on a device ID whose stored tier is `unknown` settles it
 ///   when the call carries a DeviceCheck token: the mark decides, as at registration (bit 0 claimed on a clear
-///   mark). Without a token the tier stays `unknown` (request content never yields `first`).
+///   mark, kept as `tier_marked`). Without a token the tier stays `unknown` (request content never yields
+///   `first`).
+/// - A verified metric at most `RISK_METRIC_MAX` on a device ID with no stored tier (a key registered before
+///   marks were turned on) records `first` (`tier.legacy_key`), as it is metered: turning marks on never
+///   demotes the installed base (docs/gate.md "Device tiers").
 package struct ReceiptRiskRefresh: RiskRefreshing {
     let metric: ReceiptRiskMetric
     let tiers: any DeviceTierStore
@@ -137,8 +144,22 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
                 )
                 return RecordedTier(tier: stored, reason: GateReason.riskFlagged.slug)
             }
-            guard storedTier == .unknown else { return nil }
-            return try await settle(deviceID: deviceID, metric: value, deviceCheckToken: deviceCheckToken, now: now)
+            switch storedTier {
+            case nil:
+                // A legacy key: settled as it is metered, through the same conditional write.
+                let stored = try await tiers.recordTier(
+                    deviceID: deviceID,
+                    tier: .first,
+                    reason: GateReason.tierLegacyKey.slug,
+                    today: today
+                )
+                logger.info("legacy key tier settled by a verified receipt", ["tier": .string(stored.rawValue)])
+                return RecordedTier(tier: stored, reason: GateReason.tierLegacyKey.slug)
+            case .unknown?:
+                return try await settle(deviceID: deviceID, metric: value, deviceCheckToken: deviceCheckToken, now: now)
+            case .first?, .repeat?:
+                return nil
+            }
         } catch {
             logger.warning("risk tier store failed", ["reason": .string(MeteredCall.slug(error))])
             return nil
@@ -173,7 +194,9 @@ package struct ReceiptRiskRefresh: RiskRefreshing {
             deviceID: deviceID,
             tier: tier,
             reason: mark.reason,
-            today: calendar.day(at: now).iso
+            today: calendar.day(at: now).iso,
+            // `markSignal` wrote bit 0 on a clear mark: the `first` expires with it.
+            marked: mark.signal == .clear ? DeviceMarkPolicy.month(at: now).description : nil
         )
         logger.info("device tier settled by a verified receipt", ["tier": .string(stored.rawValue)])
         return RecordedTier(tier: stored, reason: mark.reason)
@@ -188,6 +211,9 @@ extension DeviceMarkService: RefreshMarks {
         deadline: Deadline
     ) async -> (signal: MarkSignal, reason: String) {
         let reading = await read(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline)
+        guard reading.signal == .clear else { return (reading.signal, reading.reason.slug) }
+        guard await claim(deviceCheckToken: deviceCheckToken, deviceID: deviceID, now: now, deadline: deadline) == nil
+        else { return (.unavailable, GateReason.markUnavailable.slug) }
         return (reading.signal, reading.reason.slug)
     }
 

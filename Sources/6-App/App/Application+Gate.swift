@@ -178,11 +178,17 @@ extension Application {
         meteredCall.recallTiering = recallTiering
         // DEVICE_MARKS=on: key registrations record the tier, metered calls of attested keys meter by it.
         meteredCall.tiering.marks = configuration.deviceMarks
+        // A `first` expires with its mark (DEVICE_MARK_MONTHS); a call carrying a DeviceCheck token renews it.
+        meteredCall.tiering.markMonths = configuration.deviceMarkMonths
+        meteredCall.markRenewal = marks.map {
+            MarkRenewal(marks: $0, tiers: DynamoDeviceTierStore(table: table), calendar: configuration.budgetCalendar)
+        }
         let tiering = marks.map {
             RegistrationTiering(
                 marks: $0,
                 tiers: DynamoDeviceTierStore(table: table),
-                calendar: configuration.budgetCalendar
+                calendar: configuration.budgetCalendar,
+                markMonths: configuration.deviceMarkMonths
             )
         }
         return GateComponents(

@@ -10,33 +10,37 @@ package struct DynamoDeviceTierStore: DeviceTierStore {
 
     static func profileRow(_ deviceID: String) -> Item { GateTable.key("DEVICE#\(deviceID)", "PROFILE") }
 
-    package func storedTier(deviceID: String) async throws -> DeviceTier? {
+    package func storedProfile(deviceID: String) async throws -> DeviceProfile? {
         let row = try await table.run("tier_read") { deadline throws(DynamoDBError) in
             try await table.client.getItem(table.table, key: Self.profileRow(deviceID), deadline: deadline)
         }
         guard let row else { return nil }
-        return try DeviceProfile.tier(in: row)
+        return try DeviceProfile(row: row)
     }
 
     package func recordTier(
         deviceID: String,
         tier: DeviceTier,
         reason: String,
-        today: String
+        today: String,
+        marked: String?
     ) async throws
         -> DeviceTier
     {
-        // One conditional write: the condition is `DeviceTier.mayMove(from: stored, to: tier)` over the
+        let marked = tier == .first ? marked : nil
+        var set: [DynamoExpression] = [
+            "\(name: "tier") = \(value: .s(tier.rawValue))",
+            "\(name: "tier_reason") = \(value: .s(reason))",
+            "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(today)))",
+        ]
+        if let marked { set.append("\(name: "tier_marked") = \(value: .s(marked))") }
+        // One conditional write: the condition is `DeviceTier.mayMove(from:marked:to:marked:)` over the
         // stored value, so two racing writers end as `mayMove` orders them, whichever lands first.
         let outcome = try await table.update(
             "tier_record",
             key: Self.profileRow(deviceID),
-            update: UpdateExpression(set: [
-                "\(name: "tier") = \(value: .s(tier.rawValue))",
-                "\(name: "tier_reason") = \(value: .s(reason))",
-                "\(name: "first_seen") = if_not_exists(\(name: "first_seen"), \(value: .s(today)))",
-            ]),
-            condition: Self.mayMove(to: tier),
+            update: UpdateExpression(set: set),
+            condition: Self.mayMove(to: tier, marked: marked),
             tokenAttribute: "tier_write"
         )
         switch outcome {
@@ -53,13 +57,20 @@ package struct DynamoDeviceTierStore: DeviceTierStore {
         }
     }
 
-    /// `DeviceTier.mayMove(from: stored, to: next)` as a condition on the stored `tier`.
-    static func mayMove(to next: DeviceTier) -> DynamoExpression {
+    /// `DeviceTier.mayMove(from:marked:to:marked:)` as a condition on the stored `tier` and `tier_marked`.
+    static func mayMove(to next: DeviceTier, marked: String? = nil) -> DynamoExpression {
         let absent: DynamoExpression = "attribute_not_exists(\(name: "tier"))"
         switch next {
         // An absent or `unknown` tier moves anywhere; `first` moves only to `repeat`; `repeat` never.
         case .repeat: return absent.or("\(name: "tier") <> \(value: .s(DeviceTier.repeat.rawValue))")
-        case .first, .unknown: return absent.or("\(name: "tier") = \(value: .s(DeviceTier.unknown.rawValue))")
+        case .first, .unknown:
+            let open = absent.or("\(name: "tier") = \(value: .s(DeviceTier.unknown.rawValue))")
+            guard let marked else { return open }
+            // A `first` a mark made renews a `first` whose mark is older (or was never kept).
+            let isFirst: DynamoExpression = "\(name: "tier") = \(value: .s(DeviceTier.first.rawValue))"
+            let unmarked: DynamoExpression = "attribute_not_exists(\(name: "tier_marked"))"
+            let older = isFirst.and(unmarked.or("\(name: "tier_marked") < \(value: .s(marked))"))
+            return open.or(older)
         }
     }
 }
@@ -69,7 +80,12 @@ extension DeviceProfile {
     /// - Throws: `StoreError` (`store.profile_row_malformed`) for a `tier` that is not one of ours.
     init?(row: Item) throws {
         guard let firstSeen = row["first_seen"]?.stringValue else { return nil }
-        self.init(firstSeen: firstSeen, tier: try Self.tier(in: row), tierReason: row["tier_reason"]?.stringValue)
+        self.init(
+            firstSeen: firstSeen,
+            tier: try Self.tier(in: row),
+            tierReason: row["tier_reason"]?.stringValue,
+            tierMarked: row["tier_marked"]?.stringValue
+        )
     }
 
     /// The row's tier, nil when it has none.
