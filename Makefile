@@ -42,8 +42,8 @@ build: setup
 	ln -sfn bootstrap .build/release/attestgate
 
 ## init-order: rewrites scripts/init-order.txt, the code and data the release bootstrap reaches before its
-## first GET /next (valgrind's lackey), which the release link lays out first (docs/performance.md, "Init
-## order"); then relinks. Run it when link-check says the file went stale, and commit the file.
+## first GET /next (valgrind's lackey), which the release link lays out first (docs/performance-archive.md,
+## "Init order"); then relinks. Run it when link-check says the file went stale, and commit the file.
 init-order: build
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
@@ -215,7 +215,9 @@ ddb-standin-check: setup
 ## openapi-check: docs/openapi.yaml is valid OpenAPI 3.1, and it and docs/api.md name every setting,
 ## ROUTES field and error answer of the code (scripts/check-contract.py).
 ## ref-check: every reference to a document (the contract, the source documents, relative doc links) resolves
-## to a file in the repository (scripts/check-refs.py).
+## to a file in the repository (scripts/check-refs.py); every target has a `##` line (scripts/make-help.py
+## --check); docs/architecture.md's module graph matches Package.swift and points one way
+## (scripts/module-graph.py --check; run the script without --check to regenerate it).
 .PHONY: openapi-check api-fuzz ref-check
 SCHEMATHESIS_VERSION := 4.32.5
 SCHEMATHESIS_VENV ?= $(HOME)/.local/share/attestgate/schemathesis-$(SCHEMATHESIS_VERSION)
@@ -236,8 +238,9 @@ api-fuzz: build demo $(SCHEMATHESIS)
 ref-check:
 	$(PYTHON) scripts/check-refs.py
 	$(PYTHON) scripts/make-help.py --check Makefile
+	$(PYTHON) scripts/module-graph.py --check
 
-## ---- libcurl for AttestGate and the static link (issue 20; docs/performance.md) ----
+## ---- libcurl for AttestGate and the static link (docs/performance-archive.md, "Zip and link") ----
 ## scripts/build-curl.sh (run by setup): Debian's own curl source at the machine's libcurl4 version, HTTP/1.1
 ## and HTTPS over OpenSSL 3 only, a static library in build/curl/prefix; built once (a stamp: a new libcurl4
 ## version, or a changed script, rebuilds; about 3 min of C on 2 cores). Every swift build run by make finds

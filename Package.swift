@@ -9,7 +9,7 @@ let strictSettings: [SwiftSetting] = [
     // Release code reaches generic type metadata through its accessor functions, with the conformances it
     // already knows, instead of by mangled name: that path demangles the name and scans every protocol
     // conformance record of the binary for each new (type, protocol) pair, a third of a cold start's
-    // instructions (docs/performance.md, "Init order").
+    // instructions (docs/performance-archive.md, "Init order").
     .unsafeFlags(
         ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
         .when(configuration: .release)
@@ -25,7 +25,7 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String
     .testTarget(name: name, dependencies: dependencies, exclude: exclude, swiftSettings: strictSettings)
 }
 
-/// The shipped binary's release link (docs/performance.md): libstdc++ statically, from the libstdc++.a
+/// The shipped binary's release link (docs/performance-archive.md): libstdc++ statically, from the libstdc++.a
 /// that scripts/build-curl.sh links into build/link (absent: the shared one, as before); lld, for packed
 /// relative relocations (DT_RELR: a few KB for the loader instead of ~1 MB of R_X86_64_RELATIVE); no
 /// dynamic symbol table of our own (the static Swift stdlib's link asks for `-export-dynamic`: 6,000 Swift

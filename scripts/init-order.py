@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the release link's symbol ordering file: the code and data of `bootstrap` that a cold start reaches
-from exec to its first GET /next, in the order first reached (docs/performance.md, "Init order").
+from exec to its first GET /next, in the order first reached (docs/performance-archive.md, "Init order").
 
 The release link (Package.swift, `shippedLinkSettings`) passes the file to lld as `--symbol-ordering-file`:
 those functions, and the `.rodata`, `.data` and `.bss` objects, then sit together at the start of their

@@ -11,7 +11,7 @@ internal import CShims
 /// OpenSSL is initialised first without its configuration file and without its error reason strings
 /// (`cshim_openssl_init_without_config`): libcurl's own `OPENSSL_init_ssl` would otherwise parse
 /// `openssl.cnf` and the first error queue would load ~3,000 reason strings, together ~0.7 ms of a
-/// ~9 ms cold start (docs/performance.md, "Cold start"). Nothing AttestGate does is configured there
+/// ~9 ms cold start (docs/performance-archive.md, "Init path"). Nothing AttestGate does is configured there
 /// (on Lambda the shipped libcrypto finds no `openssl.cnf` anyway); the CA bundle is still set on every
 /// https handle (`CURLOPT_CAINFO`). OpenSSL errors in log details then read as their packed code
 /// (`error:1E08010C:lib(30)::reason(268)`), which `openssl errstr 1E08010C` spells out.

@@ -111,7 +111,7 @@ extension CurlTransport: HTTPStreamingTransport {
     /// streamed uploads (`CURLOPT_UPLOAD_BUFFERSIZE`; both 16 / 64 KiB by default). A read or a send takes
     /// whatever is there up to this, so a piece is no later for it: a reader that keeps up still gets
     /// one event per piece, and one that fell behind catches up in a quarter of the pieces (each piece
-    /// costs a wake-up and a system call on both sides, docs/performance.md).
+    /// costs a wake-up and a system call on both sides; docs/performance-archive.md, "Streamed routes").
     static let streamBufferBytes = 256 * 1024
 
     private static func performUpload(

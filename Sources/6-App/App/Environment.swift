@@ -12,7 +12,7 @@ package struct Environment: Sendable, Hashable {
     /// A snapshot of the process environment.
     ///
     /// Read as bytes, split at the first `=`, into a dictionary sized up front: this runs at every cold
-    /// start, before the first invocation (docs/performance.md, "Cold start").
+    /// start, before the first invocation (docs/performance-archive.md, "Init path").
     package static func process() -> Environment {
         var count = 0
         while environ[count] != nil { count += 1 }

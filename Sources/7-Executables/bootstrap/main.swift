@@ -14,7 +14,7 @@ if CommandLine.argc > 0, OperatorCLI.isInvoked(as: CommandLine.unsafeArgv[0]) {
 // One malloc arena for the process, before any other thread exists: glibc gives each new thread that
 // allocates an arena of its own (a 64 MiB reservation, its first pages faulted in: ~20 page faults and a
 // dozen system calls before the first /next), while the function serves one invocation at a time on a
-// handful of threads that seldom allocate at the same moment (docs/performance.md, "Init order").
+// handful of threads that seldom allocate at the same moment (docs/performance-archive.md, "Init order").
 _ = cshim_malloc_set_arena_max(1)
 
 // libcurl's global state first, before any other thread exists (libcurl-thread(3)).

@@ -32,7 +32,7 @@ CURLcode cshim_curl_getinfo_off_t(CURL *_Nonnull handle, CURLINFO info, curl_off
 CURLcode cshim_curl_getinfo_ptr(CURL *_Nonnull handle, CURLINFO info, char *_Nullable *_Nonnull value);
 curl_version_info_data *_Nonnull cshim_curl_version_info_now(void);
 
-// MARK: OpenSSL's process-wide initialisation, before curl_global_init (docs/performance.md, "Cold start")
+// MARK: OpenSSL's process-wide initialisation, before curl_global_init (docs/performance-archive.md, "Init path")
 // OPENSSL_init_ssl with OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS: the two one-time
 // steps it names are settled as "not done", so curl_global_init's own OPENSSL_init_ssl(LOAD_CONFIG) and the
 // first error queue of each thread no longer read openssl.cnf or load the error reason strings. Returns 1 on

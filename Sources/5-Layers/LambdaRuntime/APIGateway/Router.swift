@@ -36,7 +36,7 @@ package struct Router<Target: Sendable>: Sendable {
 
     /// A loop, not `entries.contains(where:)`: in this unspecialized generic code, `Sequence.contains(where:)`
     /// looks up `Array`'s `Element` witness at run time, a scan of every protocol conformance record of the
-    /// binary on the first call (a tenth of the cold start's instructions; docs/performance.md, "Init order").
+    /// binary on the first call (a tenth of the cold start's instructions; docs/performance-archive.md, "Init order").
     private func hasEntry(method: String, pattern: String) -> Bool {
         for entry in entries where entry.method == method && entry.pattern.description == pattern {
             return true
