@@ -22,8 +22,15 @@ SETTING_CALL = re.compile(
     r'|(?:reader\.)?\b(?:required|choice|number|list|url|headerName)\(\s*"([A-Z_][A-Z0-9_]*)"')
 SECRET_CALL = re.compile(r'\bsecret\(\s*"([A-Z_][A-Z0-9_]*)"\s*\)')
 ROUTE_FIELDS = re.compile(r"routeFields\s*:\s*Set<String>\s*=\s*\[(.*?)\]", re.S)
-# `.error(429, "quota_exhausted"` or `.error(timedOut ? 504 : 502, "upstream_unavailable"`.
-ERROR_CALL = re.compile(r'\.error\(\s*([^,()"]*?\d{3}[^,()"]*?)\s*,\s*"([a-z_]+)"')
+# The refusals the code can answer: the constants of `Refusal` (Sources/2-Core/AttestCore/Refusal.swift),
+# `public static let attestationRequired = Refusal(403, "attestation_required")`.
+REFUSAL = re.compile(r'static let \w+ = Refusal\(\s*(\d{3})\s*,\s*"([a-z_]+)"\s*\)')
+REFUSAL_FILE = os.path.join("Sources", "2-Core", "AttestCore", "Refusal.swift")
+# An error answer built by hand instead of through `Refusal`: `.error(429, "quota_exhausted"`,
+# `Refusal(429, ...)` outside its file, or a body `{"error":` written out.
+BY_HAND = re.compile(r'\.error\(\s*[^,()"]*?\d{3}[^,()"]*?\s*,\s*"[a-z_]+"|\bRefusal\(\s*\d{3}|\{\\?"error\\?":')
+# A decision-line field set by name instead of through DecisionRecord's properties.
+STRING_KEYED_DECISION = re.compile(r'\brecord\.fields\[')
 
 
 def section(text, number):
@@ -72,13 +79,19 @@ def main(argv):
         if "`%s`" % field not in settings_doc:
             problems.append("ROUTES field %s is accepted by the code but not in docs/api.md section 5" % field)
 
-    answered = set()
-    for path in swift_files(os.path.join(root, "Sources")):
-        for match in ERROR_CALL.finditer(read(path)):
-            for status in re.findall(r"\b\d{3}\b", match.group(1)):
-                answered.add((status, match.group(2)))
+    answered = set(REFUSAL.findall(read(os.path.join(root, REFUSAL_FILE))))
     if not answered:
-        problems.append("found no error answers in Sources: is this check still reading them?")
+        problems.append("found no Refusal constants in %s: is this check still reading them?" % REFUSAL_FILE)
+    for path in swift_files(os.path.join(root, "Sources")):
+        relative = os.path.relpath(path, root)
+        text = read(path)
+        for number, line in enumerate(text.splitlines(), 1):
+            if relative != REFUSAL_FILE and BY_HAND.search(line) and not line.lstrip().startswith("///"):
+                problems.append("%s:%d answers an error by hand; use a Refusal constant: %s"
+                                % (relative, number, line.strip()))
+            if STRING_KEYED_DECISION.search(line):
+                problems.append("%s:%d sets a decision-line field by name; use DecisionRecord's property: %s"
+                                % (relative, number, line.strip()))
     enum = set(re.findall(r"^\s+- ([a-z_]+)$", openapi.split("    Error:\n", 1)[-1], re.M))
     for status, code in sorted(answered):
         if not re.search(r"^\| %s \| `%s` \|" % (status, code), errors_doc, re.M):

@@ -9,7 +9,7 @@ import Testing
         var record = DecisionRecord(environment: "production", route: "generation", mode: .monitor)
         record.count("attestation_check")
         record.count("would_block")
-        record.fields["decision"] = .string("would_block")
+        record.decision = "would_block"
         let sink = CapturingLogSink()
         record.emit(to: Logger(sink: sink), timestampMillis: 1_796_000_000_000)
         let line = try #require(sink.objects.first)
@@ -32,17 +32,17 @@ import Testing
     @Test func clientControlledValuesCannotAddOrOverrideMetricsOrDimensions() throws {
         var record = DecisionRecord(environment: "production", route: "generation", mode: .enforce)
         record.count("block")
-        // A hostile value stored under a field key stays a string value of that key.
-        record.fields["userAgent"] = .string(#"x","block":0,"would_block":1,"route":"forged"#)
-        record.fields["route"] = .string("forged")
-        record.fields["block"] = .int(0)
-        record.fields["unavailable"] = .int(1)
+        // A hostile value in a field stays a string value of that field: fields are properties of the record,
+        // so none can be named after a metric or a dimension.
+        record.model = #"x","block":0,"would_block":1,"route":"forged"#
+        record.reason = #"route":"forged"#
         let sink = CapturingLogSink()
         record.emit(to: Logger(sink: sink), timestampMillis: 0)
         let line = try #require(sink.objects.first)
         #expect(line["block"] == .int(1))
         #expect(line["would_block"] == nil && line["unavailable"] == nil)
         #expect(line["route"] == .string("generation"))
+        #expect(line["model"] == .string(#"x","block":0,"would_block":1,"route":"forged"#))
         #expect(sink.lines.count == 1 && !sink.lines[0].contains("\n"))
     }
 

@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func errorBodyIsTheContractShape() throws {
-        let json = try JSONValue.parse(APIGatewayResponse.error(404, "not_found").encoded(for: .httpV2))
+        let json = try JSONValue.parse(APIGatewayResponse.refused(.notFound).encoded(for: .httpV2))
         #expect(json["body"] == .string(#"{"error":"not_found"}"#))
         #expect(json["headers"]?["Content-Type"] == .string("application/json"))
     }

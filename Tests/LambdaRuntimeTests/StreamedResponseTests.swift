@@ -258,7 +258,7 @@ struct StreamingHandler: LambdaHandler {
                     }
                 )
             default:
-                return .error(502, "upstream_unavailable")
+                return .refused(.upstreamUnavailable)
             }
         }
     }

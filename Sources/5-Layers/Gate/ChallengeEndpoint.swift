@@ -12,10 +12,10 @@ package struct ChallengeEndpoint: Sendable {
     ///   - deviceHeader: `X-Device-ID`.
     ///   - body: none, or a JSON object (`{}`).
     package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> MeteredResponse {
-        guard let deviceID = DeviceID.canonical(deviceHeader) else { return .error(400, "invalid_device_id") }
+        guard let deviceID = DeviceID.canonical(deviceHeader) else { return .refused(.invalidDeviceID) }
         if !body.isEmpty {
             guard body.count <= 1024, case .object? = try? JSONValue.parse(body) else {
-                return .error(400, "invalid_request")
+                return .refused(.invalidRequest)
             }
         }
         do {
@@ -31,14 +31,13 @@ package struct ChallengeEndpoint: Sendable {
         } catch is ChallengeIssueError {
             logger.warning("challenge issue bound reached", ["device": .string(Subject.device(deviceID).logSuffix)])
             let retryAfter = LocalCalendar.utc.secondsUntilNextDay(after: now)
-            return .error(
-                429,
-                "too_many_challenges",
+            return .refused(
+                .tooManyChallenges,
                 headers: ["retry-after": String(retryAfter), "cache-control": "no-store"]
             )
         } catch {
             logger.error("challenge store failed", ["reason": .string(MeteredCall.slug(error))])
-            return .error(503, "unavailable", headers: ["cache-control": "no-store"])
+            return .refused(.unavailable, headers: ["cache-control": "no-store"])
         }
     }
 }

@@ -20,8 +20,52 @@ package struct DecisionRecord: Sendable {
     package var route: String
     package var mode: GateMode
     package var metrics: [String: Int] = [:]
-    /// Other fields (decision, outcome, reason slug, proof kind, status, store request counts, …).
-    package var fields: [String: JSONValue] = [:]
+
+    // The decision line's fields (docs/operations.md, "The decision line and the reason slugs"), each a
+    // property so a field cannot be misspelled; nil fields are left out of the line.
+
+    /// What the line is about when it is not a metered call (`key_registration`).
+    package var event: String?
+    /// What the gate did: `pass`, `would_block`, `block`, `unproven`, `skipped`, or the refusal's label.
+    package var decision: String?
+    /// The subject, as `Subject.logSuffix` (never a whole device ID or `sub`).
+    package var device: String?
+    /// Layer 1: the proof kind and its outcome, and the bounded reason slug of a refusal or failure.
+    package var proof: String?
+    package var outcome: String?
+    package var reason: String?
+    /// `unproven` when the call was served from the route's unproven pool.
+    package var pool: String?
+    /// The merge refused an unavailable binding provider.
+    package var providerUnavailable: Bool?
+    /// The requested model (a dialect route), as the client sent it.
+    package var model: String?
+    /// Layer 2: the device tier and why, and what is left of the allowance.
+    package var tier: String?
+    package var tierReason: String?
+    package var quotaRemaining: Int64?
+    /// Layer 3: the worst case reserved, which ceiling refused, the day's warning claimed for money.
+    package var costReservedMicros: Int64?
+    package var ceiling: String?
+    package var costWarning: Bool?
+    /// The provider call: its verdict label, status or failure reason, and whether it streamed.
+    package var upstream: String?
+    package var upstreamStatus: Int64?
+    package var upstreamReason: String?
+    package var stream: Bool?
+    /// The reported usage (`read` or `missing`), its tokens and its cost; a cost above the reservation.
+    package var usage: String?
+    package var inputTokens: Int64?
+    package var outputTokens: Int64?
+    package var costMicros: Int64?
+    package var costOverReservation: Bool?
+    /// The store's share of the call: requests, of them one after another, time waited, contention retries.
+    package var ddbRequests: Int64?
+    package var ddbSequential: Int64?
+    package var ddbWaitMicros: Int64?
+    package var storeRetries: Int64?
+    /// The HTTP status answered.
+    package var status: Int64?
 
     package init(environment: String, route: String, mode: GateMode) {
         self.environment = environment
@@ -35,10 +79,48 @@ package struct DecisionRecord: Sendable {
         metrics[name, default: 0] += count
     }
 
+    /// The fields that are set, under their names.
+    var fields: [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        func put(_ key: String, _ value: String?) { if let value { fields[key] = .string(value) } }
+        func put(_ key: String, _ value: Int64?) { if let value { fields[key] = .int(value) } }
+        func put(_ key: String, _ value: Bool?) { if let value { fields[key] = .bool(value) } }
+        put("event", event)
+        put("decision", decision)
+        put("device", device)
+        put("proof", proof)
+        put("outcome", outcome)
+        put("reason", reason)
+        put("pool", pool)
+        put("providerUnavailable", providerUnavailable)
+        put("model", model)
+        put("tier", tier)
+        put("tierReason", tierReason)
+        put("quotaRemaining", quotaRemaining)
+        put("costReservedMicros", costReservedMicros)
+        put("ceiling", ceiling)
+        put("costWarning", costWarning)
+        put("upstream", upstream)
+        put("upstreamStatus", upstreamStatus)
+        put("upstreamReason", upstreamReason)
+        put("stream", stream)
+        put("usage", usage)
+        put("inputTokens", inputTokens)
+        put("outputTokens", outputTokens)
+        put("costMicros", costMicros)
+        put("costOverReservation", costOverReservation)
+        put("ddbRequests", ddbRequests)
+        put("ddbSequential", ddbSequential)
+        put("ddbWaitMicros", ddbWaitMicros)
+        put("storeRetries", storeRetries)
+        put("status", status)
+        return fields
+    }
+
     /// The complete log object at `timestampMillis`.
     package func object(timestampMillis: Int64) -> [String: JSONValue] {
-        // Metric keys come only from `metrics`; a field may never stand in for one.
-        var object = fields.filter { !Self.metricNames.contains($0.key) }
+        // Metric keys come only from `metrics`, dimensions only from the route's configuration.
+        var object = fields
         let names = Self.metricNames.filter { metrics[$0] != nil }
         object["_aws"] = .object([
             "Timestamp": .int(timestampMillis),

@@ -46,7 +46,7 @@ package struct KeyRegistration: Sendable {
     static let maxBodyBytes = 64 * 1024
 
     package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> MeteredResponse {
-        guard let deviceID = DeviceID.canonical(deviceHeader) else { return .error(400, "invalid_device_id") }
+        guard let deviceID = DeviceID.canonical(deviceHeader) else { return .refused(.invalidDeviceID) }
         let device = Subject.device(deviceID).logSuffix
         guard body.count <= Self.maxBodyBytes, case .object(let fields)? = try? JSONValue.parse(body),
             let keyId = fields["keyId"]?.stringValue.flatMap({ Bytes.fromBase64($0) }), keyId.count == 32,
@@ -54,9 +54,9 @@ package struct KeyRegistration: Sendable {
             !attestation.isEmpty,
             let challenge = fields["challenge"]?.stringValue.flatMap({ Bytes.fromBase64($0) }),
             case .valid(let deviceCheckToken) = Self.deviceCheckToken(fields["deviceCheckToken"])
-        else { return .error(400, "invalid_request") }
+        else { return .refused(.invalidRequest) }
 
-        let rejected = MeteredResponse.error(403, "attestation_rejected")
+        let rejected = MeteredResponse.refused(.attestationRejected)
         do {
             guard try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now) else {
                 logger.info(
@@ -67,7 +67,7 @@ package struct KeyRegistration: Sendable {
             }
         } catch {
             logger.error("challenge store failed", ["reason": .string(MeteredCall.slug(error))])
-            return .error(503, "unavailable")
+            return .refused(.unavailable)
         }
 
         let registration: VerifiedRegistration
@@ -112,7 +112,7 @@ package struct KeyRegistration: Sendable {
             binding = bound
         } catch {
             logger.error("key store failed", ["reason": .string(MeteredCall.slug(error))])
-            return .error(503, "unavailable")
+            return .refused(.unavailable)
         }
         var logFields: [String: JSONValue] = ["binding": .string(binding.rawValue), "device": .string(device)]
         if let tiering {
@@ -142,7 +142,7 @@ package struct KeyRegistration: Sendable {
                     "device tier store failed",
                     ["reason": .string(MeteredCall.slug(error)), "binding": .string(binding.rawValue)]
                 )
-                return .error(503, "unavailable")
+                return .refused(.unavailable)
             }
             logFields["tier"] = .string(outcome.tier.rawValue)
             logFields["tierReason"] = .string(outcome.reason)
@@ -150,10 +150,10 @@ package struct KeyRegistration: Sendable {
             if outcome.unavailable {
                 var record = DecisionRecord(environment: environment, route: Self.metricRoute, mode: .enforce)
                 record.count("unavailable")
-                record.fields = [
-                    "event": .string("key_registration"), "tier": .string(outcome.tier.rawValue),
-                    "tierReason": .string(outcome.reason), "device": .string(device),
-                ]
+                record.event = "key_registration"
+                record.tier = outcome.tier.rawValue
+                record.tierReason = outcome.reason
+                record.device = device
                 record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
             }
         }

@@ -67,12 +67,12 @@ package struct MeteredCall: Sendable {
             }
         }
         // The store cost of this call (seeds' budget: at most 6 requests, at most 4 one after another).
-        record.fields["ddbRequests"] = .int(Int64(tally.requests))
-        record.fields["ddbSequential"] = .int(Int64(tally.sequential))
-        record.fields["ddbWaitMicros"] = .int(tally.waitedMicros)
+        record.ddbRequests = Int64(tally.requests)
+        record.ddbSequential = Int64(tally.sequential)
+        record.ddbWaitMicros = tally.waitedMicros
         // Writes DynamoDB refused for contention and this call tried again (docs/dynamodb.md, "Contention").
-        if contention.count > 0 { record.fields["storeRetries"] = .int(Int64(contention.count)) }
-        record.fields["status"] = .int(Int64(response.status))
+        if contention.count > 0 { record.storeRetries = Int64(contention.count) }
+        record.status = Int64(response.status)
         record.emit(to: logger, timestampMillis: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
         return response
     }
@@ -87,19 +87,19 @@ package struct MeteredCall: Sendable {
     ) async -> MeteredResponse {
         // A bounded worst case starts with a bounded request: refused before any challenge or row.
         guard request.body.count <= route.maxRequestBytes else {
-            record.fields["decision"] = .string("request_too_large")
-            return .error(413, "request_too_large", headers: ["cache-control": "no-store"])
+            record.decision = "request_too_large"
+            return .refused(.requestTooLarge, headers: ["cache-control": "no-store"])
         }
         // A known dialect's body is checked and capped before anything is spent.
         let bound: CallBound
         switch CallBound.prepare(request.body, route: route) {
         case .success(let prepared): bound = prepared
         case .failure(let refusal):
-            record.fields["decision"] = .string("invalid_request")
-            record.fields["reason"] = .string(refusal.reason.slug)
-            return .error(400, "invalid_request", headers: ["cache-control": "no-store"])
+            record.decision = "invalid_request"
+            record.reason = refusal.reason.slug
+            return .refused(.invalidRequest, headers: ["cache-control": "no-store"])
         }
-        if let model = bound.model { record.fields["model"] = .string(model) }
+        if let model = bound.model { record.model = model }
         let subject: Subject
         var report = EvidenceReport(evidence: .absent)
         var gated = false
@@ -107,8 +107,8 @@ package struct MeteredCall: Sendable {
             subject = .user(sub)
         } else {
             guard let deviceID = DeviceID.canonical(request.header(WireHeader.deviceID.key)) else {
-                record.fields["decision"] = .string("invalid_device_id")
-                return .error(400, "invalid_device_id")
+                record.decision = "invalid_device_id"
+                return .refused(.invalidDeviceID)
             }
             subject = .device(deviceID)
             if route.mode != .off {
@@ -116,10 +116,10 @@ package struct MeteredCall: Sendable {
                 report = await evidence.evaluate(request: request, deviceID: deviceID, route: route, now: now)
             }
         }
-        record.fields["device"] = .string(subject.logSuffix)
-        record.fields["proof"] = .string(report.evidence.proof.rawValue)
-        record.fields["outcome"] = .string(gated ? report.evidence.label : "not_checked")
-        if gated, let reason = report.evidence.reason { record.fields["reason"] = .string(reason) }
+        record.device = subject.logSuffix
+        record.proof = report.evidence.proof.rawValue
+        record.outcome = gated ? report.evidence.label : "not_checked"
+        if gated, let reason = report.evidence.reason { record.reason = reason }
 
         func answer(_ record: inout DecisionRecord) async -> MeteredResponse {
             await laterLayers(
@@ -185,12 +185,12 @@ package struct MeteredCall: Sendable {
         if report.providerUnavailable, decision.metrics["unavailable"] == nil, gated {
             // The merge refused an unavailable binding provider: still an outage the alarms must see.
             record.count("unavailable")
-            record.fields["providerUnavailable"] = .bool(true)
+            record.providerUnavailable = true
         }
-        record.fields["decision"] = .string(decision.label)
-        if decision.pooled { record.fields["pool"] = .string("unproven") }
+        record.decision = decision.label
+        if decision.pooled { record.pool = "unproven" }
         guard decision.admit else {
-            return .error(403, "attestation_required")
+            return .refused(.attestationRequired)
         }
 
         // Layer 2: the subject's allowance for today.
@@ -231,10 +231,9 @@ package struct MeteredCall: Sendable {
                 allowance = reservation
             case .exhausted(let retryAfter):
                 record.count("quota_exhausted")
-                record.fields["decision"] = .string("quota_exhausted")
-                let refused = MeteredResponse.error(
-                    429,
-                    "quota_exhausted",
+                record.decision = "quota_exhausted"
+                let refused = MeteredResponse.refused(
+                    .quotaExhausted,
                     headers: ["retry-after": String(retryAfter), WireHeader.quotaRemaining.key: "0"]
                 )
                 return refused
@@ -244,10 +243,10 @@ package struct MeteredCall: Sendable {
                 "allowance store failed",
                 ["reason": .string(Self.slug(error)), "route": .string(route.feature)]
             )
-            record.fields["decision"] = .string("store_unavailable")
-            return .error(503, "unavailable")
+            record.decision = "store_unavailable"
+            return .refused(.unavailable)
         }
-        record.fields["quotaRemaining"] = .int(Int64(allowance.remaining))
+        record.quotaRemaining = Int64(allowance.remaining)
         let quotaHeader = [WireHeader.quotaRemaining.key: String(allowance.remaining)]
 
         // Layer 3: the environment's ceilings on unpaid calls (calls and money). Its refusal keeps the
@@ -257,8 +256,8 @@ package struct MeteredCall: Sendable {
             let worstCase = spendGuard.dailyBudgetMicros > 0 && !request.paid ? bound.worstCaseMicros : 0
             guard let worstCase else {
                 // A money ceiling with a call it cannot bound (configuration refuses this at start).
-                record.fields["decision"] = .string("unbounded_call")
-                return .error(503, "unavailable", headers: quotaHeader)
+                record.decision = "unbounded_call"
+                return .refused(.unavailable, headers: quotaHeader)
             }
             switch try await spendGuard.reserve(
                 paid: request.paid,
@@ -272,7 +271,7 @@ package struct MeteredCall: Sendable {
                 ceiling = reservation
                 record.count("budget_used")
                 if spendGuard.dailyBudgetMicros > 0 {
-                    record.fields["costReservedMicros"] = .int(reservation.costMicros)
+                    record.costReservedMicros = reservation.costMicros
                 }
                 if warningClaimed {
                     record.count("budget_warning")
@@ -284,7 +283,7 @@ package struct MeteredCall: Sendable {
                 if costWarningClaimed {
                     // The same metric (and alarm) as the call ceiling's warning; the field says which.
                     record.count("budget_warning")
-                    record.fields["costWarning"] = .bool(true)
+                    record.costWarning = true
                     logger.warning(
                         "ai cost ceiling at 80 percent",
                         ["usedMicros": .int(reservation.costUsed), "limitMicros": .int(spendGuard.dailyBudgetMicros)]
@@ -292,16 +291,16 @@ package struct MeteredCall: Sendable {
                 }
             case .exhausted(let retryAfter, let which):
                 record.count("budget_exhausted")
-                record.fields["decision"] = .string("budget_exhausted")
-                record.fields["ceiling"] = .string(which)
+                record.decision = "budget_exhausted"
+                record.ceiling = which
                 var headers = quotaHeader
                 headers["retry-after"] = String(retryAfter)
-                return .error(503, "daily_budget_exhausted", headers: headers)
+                return .refused(.dailyBudgetExhausted, headers: headers)
             }
         } catch {
             logger.error("ceiling store failed", ["reason": .string(Self.slug(error))])
-            record.fields["decision"] = .string("store_unavailable")
-            return .error(503, "unavailable", headers: quotaHeader)
+            record.decision = "store_unavailable"
+            return .refused(.unavailable, headers: quotaHeader)
         }
 
         // The upstream call, within the route's limit and never past what the invocation has left.
@@ -315,11 +314,11 @@ package struct MeteredCall: Sendable {
             result = await upstream.call(route: route, body: bound.body, timeout: timeout)
         }
         let verdict = route.release.verdict(result, statuses: route.releaseStatuses)
-        record.fields["upstream"] = .string(verdict.label)
+        record.upstream = verdict.label
         switch result {
-        case .answered(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
-        case .failed(_, let reason): record.fields["upstreamReason"] = .string(reason)
-        case .streaming(let status, _, _): record.fields["upstreamStatus"] = .int(Int64(status))
+        case .answered(let status, _, _): record.upstreamStatus = Int64(status)
+        case .failed(_, let reason): record.upstreamReason = reason
+        case .streaming(let status, _, _): record.upstreamStatus = Int64(status)
         }
         if verdict.release { await release(allowance: allowance, ceiling: ceiling, logger: logger) }
         var headers = quotaHeader
@@ -327,14 +326,14 @@ package struct MeteredCall: Sendable {
         if case .streaming(let status, let contentType, let stream) = result {
             // The provider is streaming: both units stay spent; the money reservation settles to the final
             // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
-            record.fields["stream"] = .bool(true)
+            record.stream = true
             headers["content-type"] = Self.passedOn(contentType) ?? "text/event-stream"
             let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
             return MeteredResponse(status: status, headers: headers, body: [], stream: metered)
         }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
-            record.fields["decision"] = .string("upstream_unavailable")
-            return .error(verdict.timedOut ? 504 : 502, "upstream_unavailable", headers: headers)
+            record.decision = "upstream_unavailable"
+            return .refused(verdict.timedOut ? .upstreamTimedOut : .upstreamUnavailable, headers: headers)
         }
         if let contentType = Self.passedOn(contentType) { headers["content-type"] = contentType }
         await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
@@ -401,8 +400,8 @@ package struct MeteredCall: Sendable {
                 (!on ? GateReason.tierOff : report.attestedKey ? GateReason.tierLegacyKey : GateReason.tierUnproven)
                 .slug
         }
-        record.fields["tier"] = .string(tier.rawValue)
-        if let reason { record.fields["tierReason"] = .string(reason) }
+        record.tier = tier.rawValue
+        if let reason { record.tierReason = reason }
         return tier
     }
 
@@ -417,19 +416,19 @@ package struct MeteredCall: Sendable {
     ) async {
         guard route.dialect.isKnown else { return }
         guard let usage = bound.usage(in: answer, dialect: route.dialect) else {
-            record.fields["usage"] = .string("missing")
+            record.usage = "missing"
             return
         }
-        record.fields["usage"] = .string("read")
-        record.fields["inputTokens"] = .int(Int64(usage.inputTokens))
-        record.fields["outputTokens"] = .int(Int64(usage.outputTokens))
+        record.usage = "read"
+        record.inputTokens = Int64(usage.inputTokens)
+        record.outputTokens = Int64(usage.outputTokens)
         guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else { return }
-        record.fields["costMicros"] = .int(cost)
+        record.costMicros = cost
         do {
             if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
                 // Under a declared maxInputTokens (media) the cap holds only as far as the declaration does;
                 // elsewhere only a price below the provider's gets here.
-                record.fields["costOverReservation"] = .bool(true)
+                record.costOverReservation = true
                 logger.warning(
                     "call cost more than its reservation",
                     ["costMicros": .int(cost), "reservedMicros": .int(ceiling.costMicros)]

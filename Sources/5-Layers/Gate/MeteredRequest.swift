@@ -1,3 +1,5 @@
+package import AttestCore
+
 /// A metered call as the gate sees it, independent of the API Gateway payload version.
 package struct MeteredRequest: Sendable {
     package var method: String
@@ -45,10 +47,10 @@ package struct MeteredResponse: Sendable, Hashable {
         self.stream = stream
     }
 
-    /// `{"error":"<code>"}` with JSON content type; the code never names the failed check.
-    package static func error(_ status: Int, _ code: String, headers: [String: String] = [:]) -> MeteredResponse {
+    /// The refusal's status and `{"error":"<code>"}` with JSON content type; the code never names the failed check.
+    package static func refused(_ refusal: Refusal, headers: [String: String] = [:]) -> MeteredResponse {
         var all = headers
         all["content-type"] = "application/json"
-        return MeteredResponse(status: status, headers: all, body: Array(#"{"error":"\#(code)"}"#.utf8))
+        return MeteredResponse(status: refusal.status, headers: all, body: refusal.body)
     }
 }

@@ -57,19 +57,19 @@ package struct APIGatewayLambdaHandler: LambdaHandler {
         } catch {
             context.logger.warning("invalid event", ["reason": .string(error.reason.slug)])
             // The format is unknown; the 2.0 shape is also what REST and 1.0 integrations accept.
-            return .buffered(APIGatewayResponse.error(400, "invalid_request").encoded(for: .httpV2))
+            return .buffered(APIGatewayResponse.refused(.invalidRequest).encoded(for: .httpV2))
         }
         let response: APIGatewayResponse
         switch resolve(request) {
         case .matched(let handler, _) where request.viaFunctionURL && !handler.servedThroughFunctionURL:
-            response = .error(404, "not_found")
+            response = .refused(.notFound)
         case .matched(let handler, let parameters):
             request.pathParameters = parameters
             response = await handler.handle(request, context: context)
         case .methodNotAllowed(let allowed):
-            response = .error(405, "method_not_allowed", headers: ["Allow": allowed.joined(separator: ", ")])
+            response = .refused(.methodNotAllowed, headers: ["Allow": allowed.joined(separator: ", ")])
         case .notFound:
-            response = .error(404, "not_found")
+            response = .refused(.notFound)
         }
         if let stream = response.stream { return .streamed(response.streamed(stream)) }
         if request.viaFunctionURL || StreamStart.current?.isStarted == true {

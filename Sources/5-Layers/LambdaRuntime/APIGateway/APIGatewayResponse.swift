@@ -31,11 +31,12 @@ package struct APIGatewayResponse: Sendable, Hashable {
         return .http(status: status, headers: pairs, cookies: cookies, sendBy: stream.sendBy, body: stream.produce)
     }
 
-    /// `{"error":"<code>"}` with `Content-Type: application/json`: the only error shape clients see.
-    package static func error(_ status: Int, _ code: String, headers: HeaderFields = HeaderFields()) -> Self {
+    /// The refusal's status and `{"error":"<code>"}` with `Content-Type: application/json`: the only error
+    /// shape clients see.
+    package static func refused(_ refusal: Refusal, headers: HeaderFields = HeaderFields()) -> Self {
         var all = headers
         all.set("Content-Type", "application/json")
-        return Self(status: status, headers: all, body: JSONValue.object(["error": .string(code)]).serializedBytes)
+        return Self(status: refusal.status, headers: all, body: refusal.body)
     }
 
     /// A JSON body with `Content-Type: application/json`.
