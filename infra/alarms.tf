@@ -6,6 +6,19 @@
 
 locals {
   alarm_actions = var.alarm_sns_topic_arn == "" ? [] : [var.alarm_sns_topic_arn]
+
+  # Every alarm of this file (the dashboard's alarm widget shows their state).
+  alarm_arns = concat(
+    [
+      aws_cloudwatch_metric_alarm.budget_warning.arn,
+      aws_cloudwatch_metric_alarm.budget_exhausted.arn,
+      aws_cloudwatch_metric_alarm.block_spike.arn,
+      aws_cloudwatch_metric_alarm.transaction_conflicts.arn,
+      aws_cloudwatch_metric_alarm.write_throttles.arn,
+    ],
+    [for a in aws_cloudwatch_metric_alarm.function_errors : a.arn],
+    [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.arn],
+  )
 }
 
 # The daily ceiling passed its warning mark (80 %): the day's single warning. A decision is needed

@@ -55,6 +55,24 @@ resource "aws_lambda_function" "attestgate" {
       error_message = "Refusing production with app_attest_trust_root set: production trusts only Apple's pinned root."
     }
     precondition {
+      condition     = var.device_marks == "off" || (var.devicecheck_key_id != "" && var.apple_team_id != "" && length(var.apple_bundle_ids) > 0)
+      error_message = "device_marks = \"on\" needs the DeviceCheck key (devicecheck_key_id) and App Attest (apple_team_id, apple_bundle_ids): the function refuses to start otherwise."
+    }
+    precondition {
+      condition     = var.play_device_recall == "off" || (var.android_package != "" && length(var.android_cert_sha256) > 0)
+      error_message = "play_device_recall = \"on\" needs Play Integrity (android_package, android_cert_sha256): the function refuses to start otherwise."
+    }
+    # Lambda's quota on a function's environment (AWS Lambda Developer Guide, "Lambda quotas",
+    # docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html, table "Function configuration,
+    # deployment, and execution", row "Function environment variables"): 4 KB for all of the function's
+    # variables in aggregate, a quota that cannot be raised. ROUTES is most of it: a few routes with models
+    # and prices reach it, and AWS refuses the apply with nothing local saying so. Same formula as
+    # infra/tests/check_tf.py; length() counts characters, so non-ASCII text weighs more on AWS than here.
+    precondition {
+      condition     = sum([for k, v in local.function_environment : length(k) + length(v)]) <= 4096
+      error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table cannot be carried in the environment (a ROUTES file in the zip or a parameter read at start is issue 34, not yet in the function): see infra/README.md, \"The 4 KB environment\"."
+    }
+    precondition {
       condition     = var.jwt_issuer == "" || length(var.jwt_audience) > 0
       error_message = "jwt_audience must name at least one audience when jwt_issuer is set."
     }

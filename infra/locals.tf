@@ -36,6 +36,11 @@ locals {
       DEVICECHECK_PRIVATE_KEY_SECRET_ARN = local.devicecheck_enabled ? aws_secretsmanager_secret.devicecheck_key[0].arn : ""
       DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
       DEVICECHECK_BUDGET_PER_DEVICE      = tostring(var.devicecheck_budget_per_device)
+      DEVICE_MARKS                       = var.device_marks == "off" ? "" : var.device_marks
+      DEVICE_MARK_MONTHS                 = var.device_mark_months == 3 ? "" : tostring(var.device_mark_months)
+      RISK_METRIC_MAX                    = var.risk_metric_max == 5 ? "" : tostring(var.risk_metric_max)
+      APP_ATTEST_RECEIPT_ENDPOINT        = var.app_attest_receipt_endpoint
+      PLAY_DEVICE_RECALL                 = var.play_device_recall == "off" ? "" : var.play_device_recall
       AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
       AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
       AI_CEILING_SHARDS                  = tostring(var.ai_ceiling_shards)
@@ -59,7 +64,7 @@ locals {
   )
 
   # API Gateway route keys: the two attestation endpoints plus every metered route.
-  attest_route_keys  = ["POST /v1/attest/challenge", "POST /v1/attest/keys"]
+  attest_route_keys = ["POST /v1/attest/challenge", "POST /v1/attest/keys"]
   # Streamed routes are served by the Function URL instead (infra/streaming.tf).
   metered_route_keys = [for r in var.routes : "${upper(r.method)} ${r.path}" if !coalesce(r.stream, false)]
 }

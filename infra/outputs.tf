@@ -77,3 +77,8 @@ output "alarm_names" {
     [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.alarm_name],
   )
 }
+
+output "dashboard_name" {
+  description = "Name of the CloudWatch dashboard of this environment (infra/dashboard.tf): decisions per route and mode, the daily ceiling, the alarms, table contention, top refusal reasons and device IDs."
+  value       = aws_cloudwatch_dashboard.main.dashboard_name
+}

@@ -218,6 +218,58 @@ variable "devicecheck_endpoint" {
   default     = ""
 }
 
+# --- Device tiers (docs/gate.md, "Device tiers"; docs/appattest.md, "Device marks") ----------------------
+
+variable "device_marks" {
+  description = "DEVICE_MARKS: `on` tiers a key registration's device ID by DeviceCheck's two bits (docs/appattest.md, \"Device marks\"); needs devicecheck_key_id and App Attest (apple_team_id, apple_bundle_ids). `off` (default): no marks."
+  type        = string
+  default     = "off"
+
+  validation {
+    condition     = contains(["on", "off"], var.device_marks)
+    error_message = "device_marks must be \"on\" or \"off\"."
+  }
+}
+
+variable "device_mark_months" {
+  description = "DEVICE_MARK_MONTHS: a device mark older than this many whole months counts as cleared, 1-120."
+  type        = number
+  default     = 3
+
+  validation {
+    condition     = var.device_mark_months >= 1 && var.device_mark_months <= 120 && floor(var.device_mark_months) == var.device_mark_months
+    error_message = "device_mark_months must be a whole number from 1 to 120."
+  }
+}
+
+variable "risk_metric_max" {
+  description = "RISK_METRIC_MAX: App Attest's fraud-risk metric (0-1000) above which a device ID is `repeat` (read with device marks on and the DeviceCheck key set)."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.risk_metric_max >= 0 && var.risk_metric_max <= 1000 && floor(var.risk_metric_max) == var.risk_metric_max
+    error_message = "risk_metric_max must be a whole number from 0 to 1000."
+  }
+}
+
+variable "app_attest_receipt_endpoint" {
+  description = "APP_ATTEST_RECEIPT_ENDPOINT: Apple's App Attest receipt exchange host. Empty (default): the product default for app_attest_environment."
+  type        = string
+  default     = ""
+}
+
+variable "play_device_recall" {
+  description = "PLAY_DEVICE_RECALL: `on` tiers an Android device ID by Play Integrity's device recall bit (early access; docs/playintegrity.md, \"Device recall\"); needs Play Integrity. `off` (default): no recall."
+  type        = string
+  default     = "off"
+
+  validation {
+    condition     = contains(["on", "off"], var.play_device_recall)
+    error_message = "play_device_recall must be \"on\" or \"off\"."
+  }
+}
+
 # --- Allowances, ceiling, upstream ----------------------------------------------------------------------
 
 variable "ai_daily_call_budget" {
@@ -284,7 +336,7 @@ variable "upstream_auth_header" {
 }
 
 variable "routes" {
-  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices, stream, maxStreamSeconds, maxStreamBytes). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices, stream, maxStreamSeconds, maxStreamBytes, deviceCheckFallback, maxDeviceActivity, unproven, repeatAllowance, onUnknownDevice, requireStrongIntegrity: every field of docs/api.md section 5). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
   type = list(object({
     method           = string
     path             = string
@@ -314,6 +366,11 @@ variable "routes" {
     maxDeviceActivity   = optional(string)
     # The unproven pool: an enforce route's allowance for calls with no proof (docs/gate.md, "The unproven pool").
     unproven = optional(object({ allowance = object({ firstDay = number, laterDays = number }) }))
+    # Device tiers (docs/gate.md, "Device tiers"): the `repeat` tier's allowance and how `unknown` is metered.
+    repeatAllowance = optional(object({ firstDay = number, laterDays = number }))
+    onUnknownDevice = optional(string)
+    # Android: strong integrity required, not only device integrity.
+    requireStrongIntegrity = optional(bool)
   }))
   default = [
     { method = "POST", path = "/v1/generate", feature = "generation", upstreamPath = "/generate" },
@@ -327,6 +384,10 @@ variable "routes" {
   validation {
     condition     = alltrue([for r in var.routes : !strcontains(r.path, "{") || r.upstreamPath != null])
     error_message = "A route whose path has {parameters} needs an upstreamPath (the function refuses to start otherwise)."
+  }
+  validation {
+    condition     = alltrue([for r in var.routes : r.onUnknownDevice == null || contains(["repeat", "first"], coalesce(r.onUnknownDevice, "repeat"))])
+    error_message = "A route's onUnknownDevice must be repeat or first."
   }
   validation {
     condition     = length(distinct([for r in var.routes : r.feature])) == length(var.routes)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check that every metric and dimension the alarms in infra/ use is emitted by the code.
+"""Check that every metric and dimension the alarms and the dashboard in infra/ use is emitted by the code.
 
 The alarms watch CloudWatch metrics that only exist because the function's decision log line carries an
 Embedded Metric Format block. CloudWatch creates a metric for each name in `Metrics` and for each dimension
@@ -7,7 +7,10 @@ set in `Dimensions`, taking the dimension values and the metric value from the l
 An alarm whose metric name, dimension names or literal dimension values no line produces watches nothing
 and never fires. So this replays decision lines through the same rules CloudWatch applies and requires
 every AttestGate alarm to be matched by at least one line (the same holds for
-metric filters).
+metric filters). The dashboard (infra/dashboard.tf) is held to the same rule: each AttestGate metric and
+dimension set of its `local.dashboard_metrics` must be fed by some line, an AWS/* metric must be on
+AWS_DASHBOARD_METRICS, each `decision` value its refusal widget counts must appear on some line, and
+each field its Logs Insights queries name (`| fields ...`) must be on some decision line.
 
 Lines: any text stream; every line holding a JSON object whose "logger" is "attestgate.decision" is a
 decision line (text before the first "{" is ignored, so CloudWatch exports and raw stderr both work).
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 from dataclasses import dataclass
 
@@ -37,6 +41,11 @@ NAMESPACE = "AttestGate"
 # line feeds them, so their alarms are not replayed. Any other namespace, a misspelt AttestGate included, is
 # an error rather than an alarm silently left unchecked.
 AWS_NAMESPACES = frozenset({"AWS/Lambda", "AWS/DynamoDB"})
+# AWS metrics the dashboard may draw, with their dimension names: published by AWS, not by a decision line.
+AWS_DASHBOARD_METRICS = frozenset({
+    ("AWS/DynamoDB", "TransactionConflict", ("TableName",)),
+    ("AWS/DynamoDB", "WriteThrottleEvents", ("TableName",)),
+})
 DECISION_LOGGER = "attestgate.decision"
 FIXTURE = pathlib.Path(__file__).resolve().parent / "decision-lines.jsonl"
 
@@ -46,6 +55,7 @@ class Alarm:
     name: str
     metric: str
     dimensions: dict[str, str | None]  # name -> literal value, or None when the value is an expression
+    kind: str = "alarm"  # or "dashboard metric"
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,67 @@ def alarms_from_terraform(parsed: dict[str, dict]) -> list[Alarm]:
         values = {k: (tfload.unquote(v) if tfload.is_literal(v) else None) for k, v in dims.items()}
         found.append(Alarm(name, tfload.unquote(metric), values))
     return found
+
+
+def dashboard_from_terraform(parsed: dict[str, dict]) -> tuple[list[Alarm], list[str], list[str]]:
+    """The dashboard's AttestGate metrics (as Alarms of kind "dashboard metric", every dimension value an
+    expression), the `decision` values its refusal widget counts, and the fields its Logs Insights queries
+    name. Refuses an AWS/* metric off AWS_DASHBOARD_METRICS, any other namespace, and a namespace literal
+    anywhere in the dashboard but local.dashboard_metrics (a widget must not name a metric the map does not)."""
+    dashboards = tfload.resources(parsed, "aws_cloudwatch_dashboard")
+    if not dashboards:
+        return [], [], []
+    values = tfload.locals_(parsed)
+    groups = values.get("dashboard_metrics")
+    if not isinstance(groups, dict) or not groups:
+        raise SystemExit("infra-check: the dashboard's metrics must be the map literal local.dashboard_metrics")
+    outside = {k: v for k, v in values.items() if k.startswith("dashboard_") and k != "dashboard_metrics"}
+    outside.update({f"resource {k}": v for k, v in dashboards.items()})
+    for where, body in outside.items():
+        if '"AttestGate"' in str(body) or '"AWS/' in str(body) or "'AWS/" in str(body):
+            raise SystemExit(f"infra-check: dashboard {where}: names a metric namespace outside local.dashboard_metrics")
+    found = []
+    for group, spec in groups.items():
+        namespace = tfload.unquote(spec.get("namespace"))
+        dims = [tfload.unquote(d) for d in spec.get("dimensions", [])]
+        metrics = [tfload.unquote(m) for m in spec.get("metrics", [])]
+        if not metrics or not all(tfload.is_literal(x) for x in [namespace, *dims, *metrics]):
+            raise SystemExit(f"infra-check: dashboard_metrics.{group}: namespace, dimensions and metrics must be literals")
+        for metric in metrics:
+            if namespace == NAMESPACE:
+                found.append(Alarm(f"{group}/{metric}", metric, {d: None for d in dims}, "dashboard metric"))
+            elif (namespace, metric, tuple(dims)) not in AWS_DASHBOARD_METRICS:
+                raise SystemExit(f"infra-check: dashboard_metrics.{group}: {namespace} {metric} by {dims} is neither "
+                                 f"{NAMESPACE} nor on the AWS allow-list {sorted(AWS_DASHBOARD_METRICS)}")
+    decisions = [tfload.unquote(d) for d in values.get("dashboard_refusal_decisions", [])]
+    fields = sorted({f.strip() for q in re.findall(r"\| fields ([A-Za-z0-9_, ]+) \|", str(values.get("dashboard_log_widgets")))
+                     for f in q.split(",")})
+    return found, decisions, fields
+
+
+def check_log_widgets(decisions: list[str], fields: list[str], text: str) -> list[str]:
+    """Problems of the dashboard's Logs Insights widgets against the decision lines in `text`."""
+    records = []
+    for raw in text.splitlines():
+        start = raw.find("{")
+        try:
+            record = json.loads(raw[start:]) if start >= 0 else None
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get("logger") == DECISION_LOGGER:
+            records.append(record)
+    problems = []
+    seen = {r.get("decision") for r in records}
+    for decision in decisions:
+        if decision not in seen:
+            problems.append(f"dashboard refusal widget counts decision {decision!r}, which no decision line has "
+                            f"(decisions seen: {sorted(str(d) for d in seen)})")
+    for field in fields:
+        if not any(field in r for r in records):
+            problems.append(f"dashboard Logs Insights query names field {field!r}, which no decision line has")
+    if not problems and (decisions or fields):
+        print(f"  ok   dashboard log widgets: decisions {decisions}, fields {fields}")
+    return problems
 
 
 class MalformedLine(Exception):
@@ -162,7 +233,7 @@ def check(alarms: list[Alarm], text: str, coverage_only: bool = False, require: 
         else:
             near = sorted({f"{e.metric} by [{', '.join(sorted(e.dimensions))}]" for e in emissions
                            if e.metric == alarm.metric})
-            problems.append(f"alarm {alarm.name} watches {shape} {alarm.dimensions}, which no decision line "
+            problems.append(f"{alarm.kind} {alarm.name} watches {shape} {alarm.dimensions}, which no decision line "
                             f"emits (this metric is emitted as: {near or 'nothing'})")
     return problems
 
@@ -175,13 +246,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require", default="", help="with --coverage: comma-separated metrics whose alarms "
                         "must still be fed")
     args = parser.parse_args(argv)
-    alarms = alarms_from_terraform(tfload.load(args.infra))
-    print(f"check_metrics: {len(alarms)} {NAMESPACE} alarms, lines from {args.lines}")
+    parsed = tfload.load(args.infra)
+    alarms = alarms_from_terraform(parsed)
+    dashboard, decisions, fields = dashboard_from_terraform(parsed)
+    print(f"check_metrics: {len(alarms)} {NAMESPACE} alarms, {len(dashboard)} {NAMESPACE} dashboard metrics, "
+          f"lines from {args.lines}")
     require = tuple(m for m in args.require.split(",") if m)
     unknown = [m for m in require if m not in {a.metric for a in alarms}]
     if unknown:
         raise SystemExit(f"check_metrics: --require names metrics no alarm watches: {unknown}")
-    problems = check(alarms, args.lines.read_text(), coverage_only=args.coverage, require=require)
+    text = args.lines.read_text()
+    problems = check(alarms + dashboard, text, coverage_only=args.coverage, require=require)
+    if not args.coverage:
+        problems += check_log_widgets(decisions, fields, text)
     for problem in problems:
         print(f"  FAIL {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -4,6 +4,7 @@ what docs/api.md and issue 9 require. Each failure names the rule it breaks."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import sys
@@ -12,26 +13,145 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tfload  # noqa: E402
 from tfload import unquote  # noqa: E402
 
-# docs/api.md section 5, exactly. AWS_REGION and the credentials are set by Lambda itself (reserved),
-# DYNAMODB_ENDPOINT and the *_FILE variants exist for local runs only.
-DESIGN_ENV = {
-    "ATTESTGATE_ENV", "TABLE_NAME", "DYNAMODB_ENDPOINT", "AWS_REGION", "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GATE_MODE", "CHALLENGE_TTL_SECONDS", "APPLE_TEAM_ID",
-    "APPLE_BUNDLE_IDS", "APP_ATTEST_ENVIRONMENT", "APP_ATTEST_TRUST_ROOT", "ANDROID_PACKAGE",
-    "ANDROID_CERT_SHA256", "GOOGLE_SERVICE_ACCOUNT_SECRET_ARN", "GOOGLE_SERVICE_ACCOUNT_FILE",
-    "GOOGLE_TOKEN_ENDPOINT", "PLAY_INTEGRITY_ENDPOINT", "PLAY_DECODE_BUDGET_PER_DEVICE",
-    "PLAY_DECODE_DAILY_SOFT_CAP", "DEVICECHECK_KEY_ID", "DEVICECHECK_PRIVATE_KEY_SECRET_ARN",
-    "DEVICECHECK_PRIVATE_KEY_FILE", "DEVICECHECK_ENDPOINT", "DEVICECHECK_BUDGET_PER_DEVICE", "AI_DAILY_CALL_BUDGET",
-    "AI_DAILY_COST_BUDGET_USD", "AI_CEILING_SHARDS", "AI_DAILY_UNPROVEN_CALL_BUDGET",
-    "AI_DAILY_UNPROVEN_COST_BUDGET_USD", "ALLOW_SEED_RELEASE", "BUDGET_TIMEZONE",
-    "PAID_CLAIM", "UPSTREAM_URL", "UPSTREAM_API_KEY_SECRET_ARN", "UPSTREAM_API_KEY_FILE",
-    "UPSTREAM_AUTH_HEADER", "ROUTES", "LOG_LEVEL",
-}
-LAMBDA_SETS = {"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}
-LOCAL_ONLY = {"DYNAMODB_ENDPOINT", "GOOGLE_SERVICE_ACCOUNT_FILE", "DEVICECHECK_PRIVATE_KEY_FILE", "UPSTREAM_API_KEY_FILE"}
+API_MD = tfload.INFRA.parent / "docs" / "api.md"
+# Of the contract's settings, Lambda sets these itself (reserved: a function may not set them; `_HANDLER`
+# comes from the function's `handler`), and these exist only for local runs.
+LAMBDA_SETS = {"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "_HANDLER"}
+LOCAL_ONLY_NAMES = {"DYNAMODB_ENDPOINT"}  # plus every *_FILE variant, read from the contract
+# Lambda's quota on a function's environment: 4 KB for all its variables together (keys and values).
+ENV_LIMIT_BYTES = 4096
 TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"}
 
 problems: list[str] = []
+
+
+# A fully configured production deployment as the function would see it (every identity and key set, the
+# ARNs and names at realistic lengths). Each name of local.function_environment needs a value here, so a
+# new setting is weighed too.
+EXAMPLE_ENVIRONMENT = {
+    "ATTESTGATE_ENV": "production",
+    "TABLE_NAME": "attestgate-production",
+    "GATE_MODE": "monitor",
+    "CHALLENGE_TTL_SECONDS": "300",
+    "APPLE_TEAM_ID": "ABCDE12345",
+    "APPLE_BUNDLE_IDS": "com.example.flashcards,com.example.flashcards.beta",
+    "APP_ATTEST_ENVIRONMENT": "production",
+    "APP_ATTEST_TRUST_ROOT": "",
+    "ANDROID_PACKAGE": "com.example.flashcards",
+    "ANDROID_CERT_SHA256": ":".join(["AB"] * 32),
+    "GOOGLE_SERVICE_ACCOUNT_SECRET_ARN": "arn:aws:secretsmanager:eu-central-1:123456789012:secret:"
+                                         "attestgate-production/google-service-account-AbCdEf",
+    "GOOGLE_TOKEN_ENDPOINT": "https://oauth2.googleapis.com/token",
+    "PLAY_INTEGRITY_ENDPOINT": "https://playintegrity.googleapis.com",
+    "PLAY_DECODE_BUDGET_PER_DEVICE": "30",
+    "PLAY_DECODE_DAILY_SOFT_CAP": "9000",
+    "DEVICECHECK_KEY_ID": "KEY1234567",
+    "DEVICECHECK_PRIVATE_KEY_SECRET_ARN": "arn:aws:secretsmanager:eu-central-1:123456789012:secret:"
+                                          "attestgate-production/devicecheck-private-key-AbCdEf",
+    "DEVICECHECK_ENDPOINT": "",
+    "DEVICECHECK_BUDGET_PER_DEVICE": "30",
+    "DEVICE_MARKS": "on",
+    "DEVICE_MARK_MONTHS": "6",
+    "RISK_METRIC_MAX": "10",
+    "APP_ATTEST_RECEIPT_ENDPOINT": "",
+    "PLAY_DEVICE_RECALL": "on",
+    "AI_DAILY_CALL_BUDGET": "5000",
+    "AI_DAILY_COST_BUDGET_USD": "25",
+    "AI_CEILING_SHARDS": "8",
+    "AI_DAILY_UNPROVEN_CALL_BUDGET": "500",
+    "AI_DAILY_UNPROVEN_COST_BUDGET_USD": "2.5",
+    "ALLOW_SEED_RELEASE": "",
+    "BUDGET_TIMEZONE": "Europe/Berlin",
+    "PAID_CLAIM": "plan=pro",
+    "UPSTREAM_URL": "https://api.openai.com",
+    "UPSTREAM_API_KEY_SECRET_ARN": "arn:aws:secretsmanager:eu-central-1:123456789012:secret:"
+                                   "attestgate-production/upstream-api-key-AbCdEf",
+    "UPSTREAM_AUTH_HEADER": "Authorization",
+    "ROUTES": None,  # the routes under test
+    "LOG_LEVEL": "info",
+}
+
+
+def large_routes() -> list[dict]:
+    """A realistic table that goes past Lambda's limit: five priced chat routes, three models each."""
+    models = ["gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o-mini-2024-07-18"]
+    prices = {m: {"inputPerMTok": 0.4, "outputPerMTok": 1.6} for m in models}
+    return [{"method": "POST", "path": f"/v1/{name}", "feature": name, "mode": "enforce", "binding": "request",
+             "upstreamPath": "/v1/chat/completions", "dialect": "openai-chat", "models": models,
+             "maxOutputTokens": 1024, "maxInputTokens": 8000, "prices": prices,
+             "allowance": {"firstDay": 14, "laterDays": 9}, "repeatAllowance": {"firstDay": 2, "laterDays": 1},
+             "onUnknownDevice": "repeat", "requireStrongIntegrity": True}
+            for name in ("generation", "tutor", "explain", "quiz", "translate")]
+
+
+def environment_size(environment: dict[str, str]) -> int:
+    """The lambda.tf precondition's formula: sum(length(k) + length(v)) over the non-empty settings."""
+    return sum(len(k) + len(v) for k, v in environment.items() if v != "")
+
+
+def rendered_routes(routes: list[dict]) -> str:
+    """ROUTES as locals.tf renders it: jsonencode of the routes with null fields left out (compact JSON)."""
+    return json.dumps([{k: v for k, v in r.items() if v is not None} for r in routes], separators=(",", ":"))
+
+
+def section(text: str, number: int) -> str:
+    """The text of `## <number>. ...` up to the next `## ` heading."""
+    match = re.search(rf"^## {number}\. .*?(?=^## |\Z)", text, re.M | re.S)
+    if not match:
+        raise SystemExit(f"check_tf: docs/api.md has no section {number}")
+    return match.group(0)
+
+
+def table_first_column(text: str, header: str) -> list[str]:
+    """First cells of the Markdown table whose header row starts with `| <header> |`."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"\|\s*{header}\s*\|", line)), None)
+    if start is None:
+        raise SystemExit(f"check_tf: docs/api.md section 5 has no table headed `{header}`")
+    cells = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells.append(line.split("|")[1])
+    return cells
+
+
+def contract(text: str) -> tuple[set[str], set[str], set[str]]:
+    """(settings, their *_FILE variants, route fields) as docs/api.md section 5 names them: the backticked
+    UPPER_CASE names of the settings table's first column (a `/ `_FILE`` cell names the file variant of
+    the `*_SECRET_ARN` before it), and the backticked camelCase names of the route-field table's."""
+    body = section(text, 5)
+    settings, files = set(), set()
+    for cell in table_first_column(body, "variable"):
+        names = re.findall(r"`([A-Z_][A-Z0-9_]*)`", cell)
+        for i, name in enumerate(names):
+            if name == "_FILE" and i > 0 and names[i - 1].endswith("_SECRET_ARN"):
+                files.add(names[i - 1].removesuffix("_SECRET_ARN") + "_FILE")
+            else:
+                settings.add(name)
+    fields = set()
+    for cell in table_first_column(body, "field"):
+        fields.update(re.findall(r"`([a-z][a-zA-Z0-9]*)`", cell))
+    return settings, files, fields
+
+
+def object_attributes(type_expression: str) -> set[str]:
+    """Top-level attribute names of the first `object({...})` in a Terraform type expression (nested
+    objects' attributes are not the route's own)."""
+    start = type_expression.find("object({")
+    if start < 0:
+        return set()
+    top, depth = [], 0
+    for char in type_expression[start + len("object({"):]:
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0:
+            top.append(char)
+    return set(re.findall(r"(?:^|,)\s*([A-Za-z_][A-Za-z0-9_]*)\s*=", "".join(top)))
 
 
 def expect(condition: bool, message: str) -> None:
@@ -93,15 +213,29 @@ def main() -> int:
     expect("var.signed_in_reserved_concurrency >= 1" in str(signed_in_reserved.get("validation")),
            "signed_in_reserved_concurrency: at least 1 (unreserved would share the account's pool)")
 
+    # Every setting and route field of docs/api.md section 5, read from the contract itself.
+    settings, file_variants, route_fields = contract(API_MD.read_text())
+    expect(len(settings) >= 30 and len(route_fields) >= 20,
+           f"docs/api.md section 5: could not read the contract ({len(settings)} settings, {len(route_fields)} fields)")
+    local_only = LOCAL_ONLY_NAMES | file_variants
     env_expr = tfload.locals_(parsed).get("function_environment", "")
     names = tfload.env_names(env_expr)
     expect(len(names) >= 20, f"function_environment: could not read its names ({len(names)})")
-    unknown = sorted(set(names) - DESIGN_ENV)
+    unknown = sorted(set(names) - settings - file_variants)
     expect(not unknown, f"function environment has names outside docs/api.md section 5: {unknown}")
-    expect(not set(names) & LAMBDA_SETS, "function environment must not set Lambda's reserved AWS_* variables")
-    expect(not set(names) & LOCAL_ONLY, "function environment must not set local-only variables")
-    missing = sorted(DESIGN_ENV - LAMBDA_SETS - LOCAL_ONLY - set(names))
-    expect(not missing, f"design settings with no Terraform input: {missing}")
+    expect(not set(names) & LAMBDA_SETS, "function environment must not set Lambda's reserved variables "
+           f"({sorted(set(names) & LAMBDA_SETS)})")
+    expect(not set(names) & local_only, f"function environment must not set local-only variables "
+           f"({sorted(set(names) & local_only)})")
+    missing = sorted(settings - LAMBDA_SETS - local_only - set(names))
+    expect(not missing, f"settings of docs/api.md section 5 missing from local.function_environment: {missing}")
+    # Terraform converts `routes` to its declared type and drops any attribute the type lacks, silently.
+    declared = object_attributes(str(variables.get("routes", {}).get("type", "")))
+    dropped = sorted(route_fields - declared)
+    expect(not dropped, f"route fields of docs/api.md section 5 missing from the `routes` variable's type "
+           f"(Terraform would drop them): {dropped}")
+    extra = sorted(declared - route_fields)
+    expect(not extra, f"`routes` type has fields outside docs/api.md section 5 (the function refuses them): {extra}")
     expect("environment" in function and "function_environment" in str(function.get("environment")),
            "function: environment from local.function_environment")
 
@@ -110,6 +244,25 @@ def main() -> int:
                for c in conditions), "function: precondition refusing production with development App Attest")
     expect(any('var.environment == "production"' in c and "var.app_attest_trust_root" in c for c in conditions),
            "function: precondition refusing a trust root in production")
+
+    # Lambda's 4 KB environment: the precondition's formula and limit, evaluated here on the default routes
+    # (must pass) and on a large example table (must be refused). Terraform itself evaluates it only at plan.
+    size_rule = [c for c in conditions if "local.function_environment" in c and "length(k) + length(v)" in c]
+    expect(len(size_rule) == 1, "function: one precondition on the environment's size "
+           "(sum([for k, v in local.function_environment : length(k) + length(v)]) <= 4096)")
+    limit = re.search(r"\)\s*<=\s*(\d+)\s*$", size_rule[0].strip("${}")) if size_rule else None
+    expect(bool(limit) and int(limit.group(1)) == ENV_LIMIT_BYTES,
+           f"function: the environment-size precondition must compare with {ENV_LIMIT_BYTES} ({size_rule})")
+    unweighed = sorted(set(names) - set(EXAMPLE_ENVIRONMENT))
+    expect(not unweighed, f"check_tf.EXAMPLE_ENVIRONMENT: no example value for {unweighed}")
+    if limit:
+        default_routes = [{k: unquote(v) for k, v in r.items()} for r in variables["routes"]["default"]]
+        default_size = environment_size({**EXAMPLE_ENVIRONMENT, "ROUTES": rendered_routes(default_routes)})
+        large_size = environment_size({**EXAMPLE_ENVIRONMENT, "ROUTES": rendered_routes(large_routes())})
+        expect(default_size <= int(limit.group(1)), f"4 KB rule: the default routes would be refused ({default_size})")
+        expect(large_size > int(limit.group(1)), f"4 KB rule: the large example routes would pass ({large_size})")
+        print(f"check_tf: environment size by the precondition's formula: {default_size} with the default routes, "
+              f"{large_size} with {len(large_routes())} priced routes (refused above {limit.group(1)})")
 
     policy = tfload.data_sources(parsed, "aws_iam_policy_document").get("function", {})
     statements = policy.get("statement", [])

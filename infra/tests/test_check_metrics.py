@@ -125,6 +125,63 @@ class CheckMetricsTests(unittest.TestCase):
         self.assertTrue(run(self.alarms, only_budget))
         self.assertEqual(run(self.alarms, only_budget, coverage_only=True), [])
 
+    # The dashboard (infra/dashboard.tf) is held to the same rules as the alarms.
+    def dashboard(self, change):
+        parsed = tfload.load()
+        locals_block = next(b for b in parsed["dashboard.tf"]["locals"] if "dashboard_metrics" in b)
+        change(locals_block)
+        return parsed
+
+    def test_repository_dashboard_is_fed_by_the_fixture(self):
+        metrics, decisions, fields = check_metrics.dashboard_from_terraform(tfload.load())
+        self.assertTrue({"attestation_check", "would_block", "block", "unavailable", "budget_used", "budget_warning",
+                         "budget_exhausted", "quota_exhausted", "unproven"} <= {m.metric for m in metrics})
+        self.assertEqual(run(metrics, FIXTURE_LINES), [])
+        self.assertEqual(check_metrics.check_log_widgets(decisions, fields, "\n".join(FIXTURE_LINES)), [])
+        self.assertTrue({"reason", "device", "decision"} <= set(fields))
+
+    def test_dashboard_metric_nobody_emits_fails(self):
+        parsed = self.dashboard(lambda b: b["dashboard_metrics"]["by_route"]["metrics"].append('"blocked"'))
+        metrics, _, _ = check_metrics.dashboard_from_terraform(parsed)
+        self.assertTrue(any("dashboard metric by_route/blocked" in p for p in run(metrics, FIXTURE_LINES)))
+
+    def test_dashboard_dimension_set_nobody_emits_fails(self):
+        parsed = self.dashboard(lambda b: b["dashboard_metrics"]["by_route"].__setitem__(
+            "dimensions", ['"environment"', '"route"']))
+        metrics, _, _ = check_metrics.dashboard_from_terraform(parsed)
+        self.assertTrue(run(metrics, FIXTURE_LINES))
+
+    def test_dashboard_aws_metric_off_the_allow_list_fails(self):
+        for namespace, metric in (("AWS/DynamoDB", "ConsumedWriteCapacityUnits"), ("AWS/Lambda", "Errors"),
+                                  ("AttestGat", "block")):
+            def add(b, namespace=namespace, metric=metric):
+                b["dashboard_metrics"]["extra"] = {"namespace": f'"{namespace}"', "dimensions": ['"TableName"'],
+                                                   "metrics": [f'"{metric}"']}
+            with self.assertRaises(SystemExit):
+                check_metrics.dashboard_from_terraform(self.dashboard(add))
+
+    def test_dashboard_widget_naming_a_namespace_outside_the_map_fails(self):
+        def smuggle(b):
+            b["dashboard_table_widget"] = '${{metrics = [["AWS/Lambda", "Throttles"]]}}'
+        with self.assertRaises(SystemExit):
+            check_metrics.dashboard_from_terraform(self.dashboard(smuggle))
+
+    def test_dashboard_refusal_decision_nobody_logs_fails(self):
+        _, decisions, fields = check_metrics.dashboard_from_terraform(tfload.load())
+        problems = check_metrics.check_log_widgets(decisions + ["refused"], fields, "\n".join(FIXTURE_LINES))
+        self.assertTrue(any("'refused'" in p for p in problems))
+        without_device = edit_all(FIXTURE_LINES, lambda r: r.pop("device", None))
+        self.assertTrue(any("'device'" in p for p in check_metrics.check_log_widgets(decisions, fields, without_device)))
+
+
+def edit_all(lines, change):
+    out = []
+    for raw in lines:
+        record = json.loads(raw)
+        change(record)
+        out.append(json.dumps(record))
+    return "\n".join(out)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,142 @@
+# One CloudWatch dashboard for the environment: the decisions per route and mode, the daily ceiling, the
+# alarms' state, the table's contention, and the decision lines' top refusal reasons and busiest device IDs.
+#
+# Every metric it draws is named in local.dashboard_metrics, and the widgets are built only from there:
+# infra/tests/check_metrics.py replays decision lines against each AttestGate metric and dimension set of
+# that map (as it does for the alarms) and accepts an AWS/* metric only from its allow-list.
+
+locals {
+  dashboard_metrics = {
+    # The decision line's EMF metrics (Sources/5-Layers/Gate/DecisionRecord.swift), one line per route
+    # with the route's effective mode, as the unavailable alarms use them.
+    by_route = {
+      namespace  = "AttestGate"
+      dimensions = ["environment", "route", "mode"]
+      metrics    = ["attestation_check", "would_block", "block", "unavailable", "unproven", "quota_exhausted"]
+    }
+    # The same line's metrics for the whole environment: the daily ceiling's use and refusals.
+    by_environment = {
+      namespace  = "AttestGate"
+      dimensions = ["environment"]
+      metrics    = ["budget_used", "budget_warning", "budget_exhausted", "quota_exhausted", "unproven"]
+    }
+    # The table's contention (AWS publishes these; docs/operations.md, "DynamoDB contention").
+    table = {
+      namespace  = "AWS/DynamoDB"
+      dimensions = ["TableName"]
+      metrics    = ["TransactionConflict", "WriteThrottleEvents"]
+    }
+  }
+
+  # The decisions the refusal widget counts (the decision line's `decision` field).
+  dashboard_refusal_decisions = ["block", "quota_exhausted", "budget_exhausted"]
+
+  # Every function's log group, as a Logs Insights SOURCE list.
+  dashboard_log_sources = join(" | ", [for g in aws_cloudwatch_log_group.function : "SOURCE '${g.name}'"])
+
+  dashboard_route_widgets = [
+    for metric in local.dashboard_metrics.by_route.metrics : {
+      type   = "metric"
+      width  = 12
+      height = 6
+      properties = {
+        title  = "${metric} per route and mode"
+        region = var.aws_region
+        view   = "timeSeries"
+        stat   = "Sum"
+        period = 300
+        metrics = [
+          for route, mode in local.route_modes : concat(
+            [local.dashboard_metrics.by_route.namespace, metric],
+            flatten([for d in local.dashboard_metrics.by_route.dimensions : [d, { environment = var.environment, route = route, mode = mode }[d]]]),
+          )
+        ]
+      }
+    }
+  ]
+
+  dashboard_environment_widget = {
+    type   = "metric"
+    width  = 12
+    height = 6
+    properties = {
+      title  = "Daily ceiling and refusals (${var.environment})"
+      region = var.aws_region
+      view   = "timeSeries"
+      stat   = "Sum"
+      period = 300
+      metrics = [
+        for metric in local.dashboard_metrics.by_environment.metrics : concat(
+          [local.dashboard_metrics.by_environment.namespace, metric],
+          flatten([for d in local.dashboard_metrics.by_environment.dimensions : [d, { environment = var.environment }[d]]]),
+        )
+      ]
+    }
+  }
+
+  dashboard_table_widget = {
+    type   = "metric"
+    width  = 12
+    height = 6
+    properties = {
+      title  = "Table contention (${aws_dynamodb_table.main.name})"
+      region = var.aws_region
+      view   = "timeSeries"
+      stat   = "Sum"
+      period = 300
+      metrics = [
+        for metric in local.dashboard_metrics.table.metrics : concat(
+          [local.dashboard_metrics.table.namespace, metric],
+          flatten([for d in local.dashboard_metrics.table.dimensions : [d, { TableName = aws_dynamodb_table.main.name }[d]]]),
+        )
+      ]
+    }
+  }
+
+  dashboard_alarm_widget = {
+    type   = "alarm"
+    width  = 12
+    height = 6
+    properties = {
+      title  = "Alarms"
+      alarms = local.alarm_arns
+    }
+  }
+
+  dashboard_log_widgets = [
+    {
+      type   = "log"
+      width  = 12
+      height = 8
+      properties = {
+        title  = "Top refusal reasons (${join(", ", local.dashboard_refusal_decisions)})"
+        region = var.aws_region
+        view   = "table"
+        query  = "${local.dashboard_log_sources} | fields decision, reason, route | filter logger = \"attestgate.decision\" and decision in ${jsonencode(local.dashboard_refusal_decisions)} | stats count(*) as refusals by decision, reason, route | sort refusals desc | limit 25"
+      }
+    },
+    {
+      type   = "log"
+      width  = 12
+      height = 8
+      properties = {
+        title  = "Top device IDs by metered calls"
+        region = var.aws_region
+        view   = "table"
+        query  = "${local.dashboard_log_sources} | fields device, route, decision | filter logger = \"attestgate.decision\" and ispresent(device) | stats count(*) as calls by device | sort calls desc | limit 25"
+      }
+    },
+  ]
+}
+
+resource "aws_cloudwatch_dashboard" "main" {
+  dashboard_name = local.name
+  dashboard_body = jsonencode({
+    widgets = concat(
+      [local.dashboard_alarm_widget, local.dashboard_environment_widget],
+      local.dashboard_route_widgets,
+      [local.dashboard_table_widget],
+      local.dashboard_log_widgets,
+    )
+  })
+}
