@@ -121,19 +121,19 @@ package struct MeteredCall: Sendable {
         record.outcome = gated ? report.evidence.label : "not_checked"
         if gated, let reason = report.evidence.reason { record.reason = reason }
 
+        let call = CallContext(
+            request: request,
+            route: route,
+            bound: bound,
+            subject: subject,
+            report: report,
+            gated: gated,
+            now: now,
+            deadline: deadline,
+            logger: logger
+        )
         func answer(_ record: inout DecisionRecord) async -> MeteredResponse {
-            await laterLayers(
-                request,
-                route: route,
-                bound: bound,
-                subject: subject,
-                report: report,
-                gated: gated,
-                now: now,
-                deadline: deadline,
-                logger: logger,
-                record: &record
-            )
+            await laterLayers(call, record: &record)
         }
         guard gated, case .device(let deviceID) = subject else {
             // No challenge to issue (a user, or a route that does not gate): no child task on the call's path.
@@ -158,194 +158,12 @@ package struct MeteredCall: Sendable {
         return Self.withChallenge(response, issued)
     }
 
-    /// The gate's decision on layer 1's evidence, then layers 2 and 3 and the upstream call: the answer
-    /// without its next challenge (`run` adds it, and `cache-control: no-store`).
-    private func laterLayers(
-        _ request: MeteredRequest,
-        route: MeteredRoute,
-        bound: CallBound,
-        subject: Subject,
-        report: EvidenceReport,
-        gated: Bool,
-        now: Date,
-        deadline: Deadline,
-        logger: Logger,
-        record: inout DecisionRecord
-    ) async -> MeteredResponse {
-        let decision =
-            gated
-            ? GateDecision.decide(
-                mode: route.mode,
-                evidence: report.evidence,
-                onUnavailable: route.onUnavailable,
-                unprovenPool: route.unproven != nil && spendGuard.unproven != nil
-            )
-            : GateDecision(admit: true, label: "skipped", metrics: [:])
-        for (name, count) in decision.metrics { record.count(name, count) }
-        if report.providerUnavailable, decision.metrics["unavailable"] == nil, gated {
-            // The merge refused an unavailable binding provider: still an outage the alarms must see.
-            record.count("unavailable")
-            record.providerUnavailable = true
-        }
-        record.decision = decision.label
-        if decision.pooled { record.pool = "unproven" }
-        guard decision.admit else {
-            return .refused(.attestationRequired)
-        }
-
-        // Layer 2: the subject's allowance for today.
-        let allowance: AllowanceReservation
-        do {
-            let today = allowances.day(at: now)
-            let profile: DeviceProfile
-            if let known = report.profile {
-                profile = known
-            } else {
-                profile = try await profiles.profile(subject: subject, today: today)
-            }
-            // A user has no tier: the route's allowance. A device ID is metered by its tier.
-            var policy = route.allowance
-            if decision.pooled, let unproven = route.unproven {
-                // Nothing proved which device this is: the pool's allowance, whatever a tier would say.
-                policy = unproven
-            } else if case .device(let deviceID) = subject {
-                let tier = try await deviceTier(
-                    request,
-                    profile: profile,
-                    report: report,
-                    deviceID: deviceID,
-                    today: today,
-                    now: now,
-                    record: &record
-                )
-                policy = route.allowance(for: tier)
-            }
-            switch try await allowances.reserve(
-                subject: subject,
-                feature: route.feature,
-                policy: policy,
-                firstSeen: profile.firstSeen,
-                now: now
-            ) {
-            case .reserved(let reservation):
-                allowance = reservation
-            case .exhausted(let retryAfter):
-                record.count("quota_exhausted")
-                record.decision = "quota_exhausted"
-                let refused = MeteredResponse.refused(
-                    .quotaExhausted,
-                    headers: ["retry-after": String(retryAfter), WireHeader.quotaRemaining.key: "0"]
-                )
-                return refused
-            }
-        } catch {
-            logger.error(
-                "allowance store failed",
-                ["reason": .string(Self.slug(error)), "route": .string(route.feature)]
-            )
-            record.decision = "store_unavailable"
-            return .refused(.unavailable)
-        }
-        record.quotaRemaining = Int64(allowance.remaining)
-        let quotaHeader = [WireHeader.quotaRemaining.key: String(allowance.remaining)]
-
-        // Layer 3: the environment's ceilings on unpaid calls (calls and money). Its refusal keeps the
-        // allowance unit.
-        let ceiling: CeilingReservation?
-        do {
-            let worstCase = spendGuard.dailyBudgetMicros > 0 && !request.paid ? bound.worstCaseMicros : 0
-            guard let worstCase else {
-                // A money ceiling with a call it cannot bound (configuration refuses this at start).
-                record.decision = "unbounded_call"
-                return .refused(.unavailable, headers: quotaHeader)
-            }
-            switch try await spendGuard.reserve(
-                paid: request.paid,
-                worstCaseMicros: worstCase,
-                pooled: decision.pooled,
-                now: now
-            ) {
-            case .notMetered:
-                ceiling = nil
-            case .reserved(let reservation, let warningClaimed, let costWarningClaimed):
-                ceiling = reservation
-                record.count("budget_used")
-                if spendGuard.dailyBudgetMicros > 0 {
-                    record.costReservedMicros = reservation.costMicros
-                }
-                if warningClaimed {
-                    record.count("budget_warning")
-                    logger.warning(
-                        "ai call ceiling at 80 percent",
-                        ["used": .int(Int64(reservation.used)), "limit": .int(Int64(spendGuard.dailyLimit))]
-                    )
-                }
-                if costWarningClaimed {
-                    // The same metric (and alarm) as the call ceiling's warning; the field says which.
-                    record.count("budget_warning")
-                    record.costWarning = true
-                    logger.warning(
-                        "ai cost ceiling at 80 percent",
-                        ["usedMicros": .int(reservation.costUsed), "limitMicros": .int(spendGuard.dailyBudgetMicros)]
-                    )
-                }
-            case .exhausted(let retryAfter, let which):
-                record.count("budget_exhausted")
-                record.decision = "budget_exhausted"
-                record.ceiling = which
-                var headers = quotaHeader
-                headers["retry-after"] = String(retryAfter)
-                return .refused(.dailyBudgetExhausted, headers: headers)
-            }
-        } catch {
-            logger.error("ceiling store failed", ["reason": .string(Self.slug(error))])
-            record.decision = "store_unavailable"
-            return .refused(.unavailable, headers: quotaHeader)
-        }
-
-        // The upstream call, within the route's limit and never past what the invocation has left.
-        let left = deadline.remaining - deadlineMargin
-        let timeout = route.upstreamTimeout.map { min($0, left) } ?? left
-        let result: UpstreamResult
-        if timeout < Self.minimumUpstreamTime {
-            // Too little time to make the call at all: it is not sent, so nothing can have been billed.
-            result = .failed(.notSent, reason: GateReason.upstreamNoTimeLeft.slug)
-        } else {
-            result = await upstream.call(route: route, body: bound.body, timeout: timeout)
-        }
-        let verdict = route.release.verdict(result, statuses: route.releaseStatuses)
-        record.upstream = verdict.label
-        switch result {
-        case .answered(let status, _, _): record.upstreamStatus = Int64(status)
-        case .failed(_, let reason): record.upstreamReason = reason
-        case .streaming(let status, _, _): record.upstreamStatus = Int64(status)
-        }
-        if verdict.release { await release(allowance: allowance, ceiling: ceiling, logger: logger) }
-        var headers = quotaHeader
-        if verdict.release { headers[WireHeader.quotaRemaining.key] = String(allowance.remaining + 1) }
-        if case .streaming(let status, let contentType, let stream) = result {
-            // The provider is streaming: both units stay spent; the money reservation settles to the final
-            // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
-            record.stream = true
-            headers["content-type"] = Self.passedOn(contentType) ?? "text/event-stream"
-            let metered = meteredStream(stream, ceiling: ceiling, bound: bound, route: route, logger: logger)
-            return MeteredResponse(status: status, headers: headers, body: [], stream: metered)
-        }
-        guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
-            record.decision = "upstream_unavailable"
-            return .refused(verdict.timedOut ? .upstreamTimedOut : .upstreamUnavailable, headers: headers)
-        }
-        if let contentType = Self.passedOn(contentType) { headers["content-type"] = contentType }
-        await settle(ceiling, bound: bound, route: route, answer: body, record: &record, logger: logger)
-        return MeteredResponse(status: status, headers: headers, body: body)
-    }
-
     /// The tier a device ID's call is metered by (`DeviceTierPolicy.forCall`; `onUnknownDevice` is the route's
     /// `allowance(for:)`), logged as `tier` with `tierReason`: the stored row's reason, the reason of a tier
     /// this call's evaluation wrote, or why a tier was inferred (`tier.off`, `tier.legacy_key`, `tier.unproven`,
     /// `tier.mark_expired`).
     /// - Throws: `StoreError` from a tier write on the way (the caller fails closed).
-    private func deviceTier(
+    func deviceTier(
         _ request: MeteredRequest,
         profile: DeviceProfile,
         report: EvidenceReport,
@@ -406,7 +224,7 @@ package struct MeteredCall: Sendable {
     }
 
     /// Reads the answer's usage and settles the money reservation to it (once; missing usage keeps it).
-    private func settle(
+    func settle(
         _ ceiling: CeilingReservation?,
         bound: CallBound,
         route: MeteredRoute,
@@ -453,7 +271,7 @@ package struct MeteredCall: Sendable {
     static let minimumUpstreamTime: Duration = .milliseconds(100)
 
     /// Gives both units back after a call the provider provably did not bill (the route's release policy).
-    private func release(allowance: AllowanceReservation, ceiling: CeilingReservation?, logger: Logger) async {
+    func release(allowance: AllowanceReservation, ceiling: CeilingReservation?, logger: Logger) async {
         async let allowanceReleased: Void = allowances.store.release(allowance)
         async let ceilingReleased: Void = { if let ceiling { try await spendGuard.release(ceiling) } }()
         do { try await allowanceReleased } catch {
