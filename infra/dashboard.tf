@@ -7,7 +7,7 @@
 
 locals {
   dashboard_metrics = {
-    # The decision line's EMF metrics (Sources/5-Layers/Gate/DecisionRecord.swift), one line per route
+    # The decision line's EMF metrics (Sources/5-Layers/Gate/Call/DecisionRecord.swift), one line per route
     # with the route's effective mode, as the unavailable alarms use them.
     by_route = {
       namespace  = "AttestGate"

@@ -15,7 +15,7 @@ import Testing
 /// To add a check: write one `@Test(arguments: StoreKind.all)` function that makes its store with
 /// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `tiers(fixture)`, `decodeBudget(fixture)`,
 /// `decodeQuota(fixture)` or `deviceCheckBudget(fixture)` and states the contract of the protocol
-/// (AllowanceStore.swift, DeviceTierStore.swift and CeilingStore.swift in `Sources/5-Layers/Gate`,
+/// (AllowanceStore.swift and CeilingStore.swift in `Sources/5-Layers/Gate/Metering`, DeviceTierStore.swift in `Sources/5-Layers/Gate/Tiers`,
 /// DecodeBudget.swift and DecodeQuotaGuard.swift in `Sources/4-Protocols/PlayIntegrity`, DeviceCheckBudget.swift
 /// in `Sources/4-Protocols/DeviceCheck`); `fixture.expectResends()` at its end shows the resend variant
 /// really resent. To add a store, add a factory that returns the fake or its twin.
