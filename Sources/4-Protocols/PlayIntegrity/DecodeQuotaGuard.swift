@@ -44,8 +44,8 @@ package enum DecodeQuotaCount: Sendable, Hashable {
 package struct DecodeSoftCap: Sendable, Hashable {
     /// `PLAY_DECODE_DAILY_SOFT_CAP` (default 9,000 of Google's 10,000).
     package let softCap: Int
-    /// The count at which the once-a-day warning is due: 80 % of the cap, rounded up.
-    package var warningThreshold: Int { (softCap * 4 + 4) / 5 }
+    /// The count at which the once-a-day warning is due: 80 % of the cap (`WarningThreshold`).
+    package var warningThreshold: Int { WarningThreshold.of(softCap) }
 
     package init(softCap: Int) { self.softCap = max(0, softCap) }
 

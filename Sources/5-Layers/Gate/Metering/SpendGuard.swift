@@ -49,10 +49,10 @@ package struct SpendGuard: Sendable {
         self.calendar = calendar
     }
 
-    /// The warning threshold: 80 % of the limit, at least one call.
-    package var warningThreshold: Int { max(1, dailyLimit * 8 / 10) }
-    /// The money warning threshold: 80 % of the budget, at least one micro-dollar.
-    package var costWarningThreshold: Int64 { max(1, dailyBudgetMicros / 10 * 8) }
+    /// The warning threshold: 80 % of the limit (`WarningThreshold`).
+    package var warningThreshold: Int { WarningThreshold.of(dailyLimit) }
+    /// The money warning threshold: 80 % of the budget (`WarningThreshold`).
+    package var costWarningThreshold: Int64 { WarningThreshold.of(dailyBudgetMicros) }
 
     /// - Parameters:
     ///   - worstCaseMicros: the call's worst-case cost (ignored without a money ceiling).
