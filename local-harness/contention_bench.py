@@ -37,6 +37,9 @@ import tempfile
 import threading
 import time
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,42 +88,17 @@ class StackFailed(Exception):
 
 # --------------------------------------------------------------------------------------------- processes
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The process helpers of make bench's first part (local-harness/bench.py), shared.
+from bench import free_port, stop  # noqa: E402
 
 
-def stop(process):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-class Stack:
-    """Processes this script started, stopped in reverse order (each by its own handle)."""
-
-    def __init__(self):
-        self.processes = []
-
-    def spawn(self, command, **kwargs):
-        process = subprocess.Popen(command, **kwargs)
-        self.processes.append(process)
-        return process
+class Stack(bench.Stack):
+    """bench's stack of processes, stopped in reverse order, plus stopping one of them before the others."""
 
     def stop(self, process):
         stop(process)
         if process in self.processes:
             self.processes.remove(process)
-
-    def close(self):
-        for process in reversed(self.processes):
-            stop(process)
-        self.processes = []
 
 
 def http_request(method, url, body=None, timeout=10):
