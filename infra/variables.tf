@@ -347,7 +347,7 @@ variable "routes" {
     onUnavailable    = optional(string)
     upstreamPath     = optional(string)
     maxResponseBytes = optional(number)
-    # Issue 15: what is released, the request's bounds, the dialect and the money ceiling's prices.
+    # What is released, the request's bounds, the dialect and the money ceiling's prices (docs/gate.md).
     release           = optional(string)
     releaseStatuses   = optional(list(number))
     maxRequestBytes   = optional(number)
@@ -357,11 +357,11 @@ variable "routes" {
     maxOutputTokens   = optional(number)
     maxInputTokens    = optional(number)
     prices            = optional(map(object({ inputPerMTok = number, outputPerMTok = number })))
-    # Issue 18: streamed routes (served by the Function URL of infra/streaming.tf).
+    # Streamed routes (docs/streaming.md), served by the Function URL of infra/streaming.tf.
     stream           = optional(bool)
     maxStreamSeconds = optional(number)
     maxStreamBytes   = optional(number)
-    # Issue 16 and 17: DeviceCheck on this route, and the highest Play device activity accepted.
+    # DeviceCheck on this route, and the highest Play device activity accepted (docs/playintegrity.md).
     deviceCheckFallback = optional(bool)
     maxDeviceActivity   = optional(string)
     # The unproven pool: an enforce route's allowance for calls with no proof (docs/gate.md, "The unproven pool").

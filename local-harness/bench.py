@@ -567,7 +567,7 @@ def decision_lines(control, feature):
 
 
 def streaming_bench(stack, binary, attestgate, env, upstream, quick):
-    """Issue 18: time to first byte through the gate minus the upstream's own (pairs, same moment), and a
+    """Streamed routes: time to first byte through the gate minus the upstream's own (pairs, same moment), and a
     long stream's rate through the gate next to the fake upstream's direct rate. moto runs with
     keep-alive connections here (moto_server.py --keep-alive), as DynamoDB's endpoints keep them."""
     env = dict(env, DYNAMODB_ENDPOINT=start_moto(stack, keep_alive=True), LOG_LEVEL="info")
@@ -954,7 +954,7 @@ def main(argv=None):
         figures["motoRequestMs"] = stats(request_ms)
         rows.append(("  one DynamoDB request at moto (via the proxy)", stats(request_ms), "ms", "", None))
 
-        # 4a'. The same call on a route with a known dialect and the money ceiling (issue 15): the worst case
+        # 4a'. The same call on a route with a known dialect and the money ceiling (docs/gate.md): the worst case
         # is reserved in the ceiling write, and the settle (marker + give-back, one transaction) follows the
         # answer, one more request in sequence.
         money_routes = [dict(gate_routes[0], upstreamPath="/v1/chat/completions", dialect="openai-chat",
@@ -982,7 +982,7 @@ def main(argv=None):
             rows.append(("  !! non-200 answers on the money-ceiling route",
                          {"median": sum(1 for _s, _e, st in money["enforce"] if st != 200)}, "", "0", False))
 
-        # 4a''. Device marks on (issue 17, docs/gate.md "Device tiers"): the registration reads DeviceCheck's two
+        # 4a''. Device marks on (docs/gate.md "Device tiers"): the registration reads DeviceCheck's two
         # bits at the fake Apple and records the tier; the metered call reads the tier with the key lookup.
         apple_key = os.path.join(work, "devicecheck.p8")
         with open(apple_key, "w") as handle:

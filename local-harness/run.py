@@ -219,7 +219,7 @@ def step_google(stack, args):
 
 
 def step_apple(stack, args):
-    """Apple's DeviceCheck two bits per physical device (issue 17: device marks on, docs/gate.md "Device tiers")."""
+    """Apple's DeviceCheck two bits per physical device (device marks on, docs/gate.md "Device tiers")."""
     process = stack.spawn("fake apple", [sys.executable, os.path.join(HERE, "fake_apple.py"), "--port", "0",
                                          "--key", stack.devicecheck_key,
                                          "--key-id", DEVICECHECK_KEY_ID, "--team-id", TEAM_ID,

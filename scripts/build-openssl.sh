@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the OpenSSL that ships in AttestGate: build/openssl/prefix/{include,lib/libcrypto.a,lib/libssl.a,
-# lib/pkgconfig/*.pc}; scripts/link-static.sh links these archives into the shipped binary (issue 20).
+# lib/pkgconfig/*.pc}; scripts/link-static.sh links these archives into the shipped binary (docs/performance.md,
+# "Zip and shared libraries").
 #
 # Why: Debian's libcrypto.a is built without -ffunction-sections and with every algorithm, so the release
 # link's --gc-sections keeps whole archive members and the default provider's tables keep every algorithm

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release bootstrap carries no test knob (issue 19): what tests and tools inject lives in Tests/Support
+# The release bootstrap carries no test knob (CONTRIBUTING.md): what tests and tools inject lives in Tests/Support
 # and Tools/, behind the product's own seams (HTTPTransport, the store protocols, LogSink). Checked on the
 # symbol table, as link-check checks Foundation and ICU:
 #   - Swift types and members that only tests need, by their mangled or demangled names;

@@ -24,7 +24,7 @@ fi
 # itself dlopens it for pthread_exit, which the async main's dispatch_main calls: it is loaded in any case, so
 # it is linked, not duplicated by a static copy). libcurl, libstdc++, OpenSSL and zlib are linked in
 # statically (scripts/build-curl.sh, scripts/link-static.sh): a shared libcrypto, libssl or libz is a
-# regression. At most 8 libraries (issue 20); 4 today.
+# regression. At most 8 libraries (docs/performance.md); 4 today.
 allowed_libs='^(ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libresolv\.so\.2|libgcc_s\.so\.1)$'
 max_libs=8
 loaded=$(ldd "$binary" | awk '$1 != "linux-vdso.so.1" && NF > 1 {print $1}' | xargs -n1 basename)

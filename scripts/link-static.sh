@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenSSL (libcrypto, libssl) and zlib linked statically into the shipped binary (issue 20; docs/deploy.md,
+# OpenSSL (libcrypto, libssl) and zlib linked statically into the shipped binary (docs/deploy.md,
 # docs/performance.md).
 #
 # Why: as shared libraries they were three of the 7 files the loader mapped and relocated at every cold

@@ -252,7 +252,7 @@ grep -q '"upstream": *"fake"' "$WORK/body" || fail "the metered call did not rea
 gate_wired=0
 invoke "POST /v1/attest/challenge" any -X POST "$front/v1/attest/challenge" -H "X-Device-ID: $device"
 if [[ "$STATUS" == 404 ]]; then
-    # TODO(issue 9): remove this branch once bootstrap serves POST /v1/attest/challenge (gate wiring).
+    # TODO: remove this branch once bootstrap serves POST /v1/attest/challenge (gate wiring).
     echo "  TODO: this bootstrap does not serve POST /v1/attest/challenge yet (404); challenge checks skipped"
     # Until then the upstream-only pipeline fails gated routes closed (Sources/6-App/App/MeteredPipeline.swift).
     invoke "POST /v1/generate (mode monitor, gate not wired yet: fails closed)" 503 -X POST "$front/v1/generate" \

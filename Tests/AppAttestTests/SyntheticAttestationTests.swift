@@ -110,7 +110,7 @@ import Testing
     }
 
     /// Apple's nine steps pass and our check refuses the ATTEST receipt with `reason`, on both chain paths:
-    /// `verifyReceipt` throws it, and `verifyRegistration` registers the key and reports it (point 4).
+    /// `verifyReceipt` throws it, and `verifyRegistration` registers the key and reports it (docs/appattest.md).
     func expectReceiptRefusal(
         _ reason: AppAttestError.Reason,
         _ options: AttestationOptions,

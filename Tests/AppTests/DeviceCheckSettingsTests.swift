@@ -3,7 +3,8 @@ import AttestCore
 import Gate
 import Testing
 
-/// Issue 16 point 1: DeviceCheck is a per-route opt-in with a per-device daily budget.
+/// DeviceCheck is a per-route opt-in with a per-device daily budget (docs/gate.md, "DeviceCheck, a per-route
+/// fallback").
 @Suite struct DeviceCheckSettingsTests {
     static let deviceCheck = [
         "APPLE_TEAM_ID": "TEAMID1234", "APPLE_BUNDLE_IDS": "com.example.app", "DEVICECHECK_KEY_ID": "KEY",

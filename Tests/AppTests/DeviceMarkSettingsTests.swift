@@ -2,7 +2,7 @@ import App
 import AttestCore
 import Testing
 
-/// Issue 17 point 2: `DEVICE_MARKS` (needs the DeviceCheck key) and `DEVICE_MARK_MONTHS`.
+/// Device marks' settings (docs/api.md section 5): `DEVICE_MARKS` (needs the DeviceCheck key) and `DEVICE_MARK_MONTHS`.
 @Suite struct DeviceMarkSettingsTests {
     static func problems(_ extra: [String: String]) -> [String] {
         do {

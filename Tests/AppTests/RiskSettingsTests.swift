@@ -2,7 +2,7 @@ import App
 import AttestCore
 import Testing
 
-/// Issue 17 point 3: `RISK_METRIC_MAX` and `APP_ATTEST_RECEIPT_ENDPOINT`.
+/// The fraud-risk metric's settings (docs/api.md section 5): `RISK_METRIC_MAX` and `APP_ATTEST_RECEIPT_ENDPOINT`.
 @Suite struct RiskSettingsTests {
     static let apple = ["APPLE_TEAM_ID": "TEAMID1234", "APPLE_BUNDLE_IDS": "com.example.app"]
 

@@ -4,7 +4,7 @@ import HTTPClient
 import TestSupport
 import Testing
 
-/// Issue 17 point 5 (device activity) through the real router, moto and `local-harness/fake_google.py`
+/// Recent device activity (docs/playintegrity.md) through the real router, moto and `local-harness/fake_google.py`
 /// answering `deviceIntegrity.recentDeviceActivity`: a route refuses a verdict above its
 /// `maxDeviceActivity` (LEVEL_3 by default), `UNEVALUATED` and an absent field pass, an unknown level fails.
 @Suite struct AndroidDeviceActivityFlowTests {

@@ -5,7 +5,7 @@ import HTTPClient
 import TestSupport
 import Testing
 
-/// Issue 17 points 5 and 6 (Android): device recall through the real router, moto and
+/// Android device tiers (docs/playintegrity.md): device recall through the real router, moto and
 /// `local-harness/fake_google.py`, which keeps recall bits and activity levels per *physical* phone. One
 /// simulated phone minting 20 device IDs gets one free tier with `PLAY_DEVICE_RECALL=on`; the route's
 /// `repeatAllowance` (default 0/0) meters the others.
@@ -187,7 +187,7 @@ import Testing
         }
     }
 
-    /// Recall off: every new ID is `first` as before issue 17, no bit is read or written; recent device
+    /// Recall off: every new ID is `first` (tiering off), no bit is read or written; recent device
     /// activity still refuses a phone at `LEVEL_4` (the route's default maximum is `LEVEL_3`).
     @Test func recallOffGivesEveryIDItsTierButLevelFourIsStillRefused() async throws {
         let (app, fake) = try await Self.start(recall: false)

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 6 through the real router: Play Integrity against `local-harness/fake_google.py` (token
+/// Android through the real router: Play Integrity against `local-harness/fake_google.py` (token
 /// endpoint that checks our RS256 JWT, decode endpoint with registered verdicts) and moto, enforce mode.
 @Suite struct AndroidFlowTests {
     /// The app with Play Integrity pointed at a fresh fake Google; `onUnavailable: allow` on purpose: the

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 5 point 1 through the router: challenges are single-use per device ID at key registration too,
+/// Challenges through the router (docs/api.md section 2): single-use per device ID at key registration too,
 /// and issuing is bounded per device ID without ever starving a device in the middle of its calls.
 @Suite struct ChallengeEndpointFlowTests {
     @Test func registrationSpendsItsChallengeOnceAndOnlyForItsDevice() async throws {

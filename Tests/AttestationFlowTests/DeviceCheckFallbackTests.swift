@@ -12,7 +12,8 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 6, the seed's recorded DEF-6 bugs as regression tests through the router (enforce mode).
+/// A DeviceCheck token passes nothing while DeviceCheck is off and never overrides a refusal
+/// (docs/playintegrity.md, "Outcomes and the merge"), through the router (enforce mode).
 @Suite struct DeviceCheckFallbackTests {
     static let deviceCheckToken = Bytes.base64(Array(repeating: UInt8(7), count: 600))
 
@@ -156,8 +157,9 @@ struct DeviceCheckRig {
     }
 }
 
-/// Issue 16 point 1: DeviceCheck alone was an open door (any number of fresh IDs on one genuine token, an
-/// unbudgeted call to Apple per junk token, Apple's throttling let through by `onUnavailable: allow`).
+/// DeviceCheck is a per-route opt-in (docs/gate.md), as alone it would be an open door (any number of fresh IDs
+/// on one genuine token, an unbudgeted call to Apple per junk token, Apple's throttling let through by
+/// `onUnavailable: allow`).
 @Suite struct DeviceCheckOptInTests {
     @Test func deviceCheckConfiguredGloballyChangesNothingOnARouteThatDidNotOptIn() async throws {
         let rig = try await DeviceCheckRig(optIn: false)
@@ -212,7 +214,7 @@ struct DeviceCheckRig {
             } else {
                 try await rig.control(.object(["hang": .int(4)]))
             }
-            // A short invocation: the hanging call to Apple ends within it (point 8), not after a fixed 3 s,
+            // A short invocation: the hanging call to Apple ends within it, not after a fixed 3 s,
             // and early enough to answer before Lambda's deadline (`InvocationContext.answerMargin`). The
             // clock starts with the metered call itself (its challenge is fetched first), as the deadline does.
             let deviceID = randomDeviceID()

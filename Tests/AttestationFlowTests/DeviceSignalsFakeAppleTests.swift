@@ -10,7 +10,7 @@ import SimulatedDevice
 import TestSupport
 import Testing
 
-/// Issue 17's iOS building blocks composed as the gate will compose them, against
+/// The iOS device-tier building blocks composed as the gate will compose them, against
 /// `local-harness/fake_apple.py` over real HTTP: a simulated iPhone's key is registered, its ATTEST
 /// receipt exchanged for a RECEIPT with a risk metric and verified; the two bits of one physical
 /// device turn into `first` / `repeat` across its device tokens. (Not wired into the gate yet.)

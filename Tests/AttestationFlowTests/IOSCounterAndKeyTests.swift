@@ -7,7 +7,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue 16 point 6: two genuine calls of one key racing on the counter. A call whose own challenge was
+/// Counter races: two genuine calls of one key racing on the counter. A call whose own challenge was
 /// just spent cannot be a replay, so a counter the row already passed does not refuse it (docs/gate.md,
 /// "Counter races").
 @Suite struct IOSCounterRaceTests {
@@ -108,7 +108,8 @@ import Testing
     }
 }
 
-/// Issue 16 point 7: a key's counter and the settings it was attested under cannot be rolled back.
+/// Key rollback (docs/gate.md, "Counter races"): a key's counter and the settings it was attested under
+/// cannot be rolled back.
 @Suite struct IOSKeyRollbackTests {
     static func setRow(_ app: GateTestApp, _ deviceID: String, _ update: UpdateExpression) async throws {
         _ = try await app.dynamo.updateItem(

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 5 through the real router against moto: a genuine simulated iPhone end to end.
+/// App Attest through the real router against moto: a genuine simulated iPhone end to end.
 @Suite struct IOSFlowTests {
     @Test func aGenuineDeviceRegistersMakesThreeCallsAndReinstalls() async throws {
         let app = try await GateTestApp(routes: GateTestApp.route(mode: "enforce"))
@@ -28,7 +28,7 @@ import WireContract
                 if call > 1 { #expect(usedChallenge != nil) }
             }
             #expect(app.decisions.map { $0["outcome"]?.stringValue } == ["genuine", "genuine", "genuine"])
-            // Issue 5's store budget, as the decision line reports it through the router.
+            // A genuine iOS call's store cost (docs/gate.md), as the decision line reports it through the router.
             for decision in app.decisions {
                 #expect((decision["ddbRequests"]?.intValue ?? 99) <= 6)
                 #expect((decision["ddbSequential"]?.intValue ?? 99) <= 4)

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 5: races (moto serialises each request behind one lock, as DynamoDB does per item, so only our
+/// App Attest: races (moto serialises each request behind one lock, as DynamoDB does per item, so only our
 /// conditions decide), resends after lost answers, and challenge binding, through the real router.
 @Suite struct IOSRaceAndResendTests {
     @Test func twentyParallelSpendsOfOneChallengeSucceedOnce() async throws {
@@ -99,7 +99,7 @@ import WireContract
                 #expect(response.status == 200)
                 #expect(response.header(WireHeader.nextChallenge.key) != nil)
             }
-            // The seed's trade-off: only the challenge is signed, so the body is not covered...
+            // Challenge binding's trade-off: only the challenge is signed, so the body is not covered...
             let challenge = try #require(phone.nextChallenge)
             let headers = try client.proofHeaders(
                 &phone,

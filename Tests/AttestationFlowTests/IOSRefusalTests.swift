@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 5, refused: every way a proof can fail to hold, through the real router in enforce mode.
+/// App Attest, refused: every way a proof can fail to hold, through the real router in enforce mode.
 /// Each refusal is the same `403 attestation_required`; the decision line says why (the reason slug is
 /// checked so a test cannot pass for the wrong reason).
 @Suite struct IOSRefusalTests {
@@ -116,7 +116,7 @@ import WireContract
     }
 
     @Test func anAssertionWithTheSameCounterOnAFreshChallengeIsNoReplayButStaysSingleUse() async throws {
-        // Issue 16 point 6: the signature covers a challenge this call has just spent, so the counter is
+        // Counter races: the signature covers a challenge this call has just spent, so the counter is
         // not what proves freshness (docs/gate.md, "Counter races"). Only the key's holder can sign such an
         // assertion, and it can sign any counter it likes; a replay needs a spent challenge and is refused.
         let app = try await GateTestApp()
@@ -212,7 +212,7 @@ import WireContract
         }
     }
 
-    /// Point 4 of issue 17: Apple's nine steps decide; a receipt our own check refuses (here one signed over
+    /// Apple's nine steps decide (docs/appattest.md); a receipt our own check refuses (here one signed over
     /// its content instead of its signed attributes, as some early iOS 14 receipts are) is stored marked
     /// unverified, and the key works.
     @Test(arguments: [

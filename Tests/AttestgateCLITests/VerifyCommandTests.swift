@@ -139,7 +139,7 @@ import Testing
         #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
         #expect(Self.json(accepted.stdout)["keyId"]?.stringValue == Bytes.base64(key.keyId))
         #expect(Self.json(accepted.stdout)["receipt"]?.stringValue == "verified")
-        // A receipt our check refuses does not refuse the attestation: it is reported (issue 17 point 4).
+        // A receipt our check refuses does not refuse the attestation: it is reported (docs/appattest.md).
         let unverified = await CLIRunner.run(
             arguments,
             stdin: try device.attest(

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 17 (Android) through the real `bootstrap` (local-harness/lambda_harness.py), moto and
+/// Android device tiers through the real `bootstrap` (local-harness/lambda_harness.py), moto and
 /// `local-harness/fake_google.py`: one simulated phone minting 20 device IDs gets one free tier with
 /// `PLAY_DEVICE_RECALL=on`; with recall off a phone at `LEVEL_4` is refused.
 @Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
@@ -143,7 +143,7 @@ struct AndroidRecallBootstrapTests {
         let upstream = try BootstrapTests.echoUpstream()
         let harness = try await Self.harness(fake, upstream, recall: false)
         let phone = "phone-" + Bytes.hex(SecureRandom().bytes(6))
-        // Recall off: each new ID on the phone gets its free tier, as before issue 17.
+        // Recall off: each new ID on the phone gets its free tier (tiering off).
         #expect(try await Self.call(harness, fake, phone: phone, deviceID: Self.uuid()) == 200)
         #expect(try await Self.call(harness, fake, phone: phone, deviceID: Self.uuid()) == 200)
         // The phone turns hyperactive: its proofs are refused (route maximum LEVEL_3).

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 17 through the real `bootstrap` (local-harness) with `DEVICE_MARKS=on`, against
+/// Device marks through the real `bootstrap` (local-harness) with `DEVICE_MARKS=on`, against
 /// `local-harness/fake_apple.py` and moto: one physical iPhone, one free tier.
 @Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct DeviceMarksBootstrapTests {

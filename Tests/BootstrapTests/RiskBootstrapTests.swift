@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 17 points 3 and 4 through the real `bootstrap` (local-harness) with `DEVICE_MARKS=on`, against
+/// The fraud-risk metric through the real `bootstrap` (local-harness) with `DEVICE_MARKS=on`, against
 /// `local-harness/fake_apple.py` (two bits and the receipt exchange, signing as the test CA) and moto.
 @Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct RiskBootstrapTests {
@@ -82,7 +82,7 @@ struct RiskBootstrapTests {
         #expect(try await rig.appleStats()["exchange_requests"] == .int(1))
     }
 
-    /// Issue 35: a client can corrupt the receipt inside its attestation (the attestation's signature does not
+    /// A client can corrupt the receipt inside its attestation (the attestation's signature does not
     /// cover it). Our check refusing it is `repeat` (`risk.unverified`), never better than no receipt: on a
     /// route with `onUnknownDevice: first` it gets the `repeatAllowance` (0). Before the fix it was `unknown`,
     /// and that route served it. The key still registers.
@@ -113,7 +113,7 @@ struct RiskBootstrapTests {
         #expect(try await rig.call(&settled).status == 200)
     }
 
-    /// Issue 35: registering while Apple's receipt exchange is down records `unknown` and writes no bit 0, so
+    /// Registering while Apple's receipt exchange is down records `unknown` and writes no bit 0, so
     /// once Apple is back the device's next registration reads a clear mark and gets `first`. Before the fix
     /// bit 0 was written with the `unknown`, and the settle read that mark as "already used": `repeat`.
     @Test func anExchangeOutageAtRegistrationLeavesTheMarkClearForTheSettle() async throws {

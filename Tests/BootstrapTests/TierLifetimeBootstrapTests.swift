@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 import WireContract
 
-/// Issue 35 through the real `bootstrap` with `DEVICE_MARKS=on` against `local-harness/fake_apple.py` and moto:
+/// Tier lifetimes through the real `bootstrap` with `DEVICE_MARKS=on` against `local-harness/fake_apple.py` and moto:
 /// the installed base keeps its allowance when marks are turned on, and a `first` expires with its mark.
 @Suite(.serialized, .enabled(if: bootstrapDynamoDBEndpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct TierLifetimeBootstrapTests {
@@ -61,7 +61,7 @@ struct TierLifetimeBootstrapTests {
         )
     }
 
-    /// Issue 35: a key registered while marks were off has no tier. Turned on, marks must not demote it: its
+    /// A key registered while marks were off has no tier. Turned on, marks must not demote it: its
     /// calls get the route's `allowance` (`first`, `tier.legacy_key`) and its first due risk refresh records
     /// the tier on its row. Before the fix it was `unknown`, metered by `onUnknownDevice` (`repeat`, 0 calls).
     @Test func turningMarksOnKeepsTheInstalledBaseOnItsAllowanceAndSettlesItsTier() async throws {
@@ -87,7 +87,7 @@ struct TierLifetimeBootstrapTests {
         #expect(try await rig.appleStats()["exchange_requests"] == .int(1))
     }
 
-    /// Issue 35: a `first` expires with the mark that made it (DEVICE_MARK_MONTHS 3, a mark 4 months old).
+    /// A `first` expires with the mark that made it (DEVICE_MARK_MONTHS 3, a mark 4 months old).
     /// Another device ID on the same phone then claims the mark; the old ID's `first` must not still count,
     /// or one phone holds one more `first` per window. The old `first` is metered as `unknown`
     /// (`tier.mark_expired`, the route's `onUnknownDevice`), with or without a DeviceCheck token: the mark in

@@ -167,7 +167,7 @@ final class CountingBudget: DeviceCheckBudget {
     }
 
     @Test func theCallEndsWithinTheInvocationsDeadline() async throws {
-        // Issue 16 point 8: a fixed 3 s whatever the invocation has left let Apple outlive it.
+        // The 3 s cap is cut to what the invocation has left, or Apple could outlive it (docs/playintegrity.md).
         let transport = ClosureTransport { _ in HTTPResponse(status: 200) }
         let client = Self.client(transport)
         _ = await Deadline.$current.withValue(.after(.milliseconds(800))) {
@@ -198,7 +198,7 @@ final class CountingBudget: DeviceCheckBudget {
         #expect(transport.sent.isEmpty)
     }
 
-    // MARK: Switched off abstains (DEF-6)
+    // MARK: Switched off abstains, never unavailable
 
     @Test(arguments: [nil, "x", deviceToken])
     func unconfiguredDeviceCheckAbstainsWhateverTheHeaderSays(_ token: String?) async {

@@ -88,7 +88,7 @@ struct OpenBudget: DeviceCheckBudget {
         )
     }
 
-    /// Issue 35: reading a clear mark writes nothing; bit 0 is written only by `claim`, which the tier step
+    /// Reading a clear mark writes nothing; bit 0 is written only by `claim`, which the tier step
     /// calls only for a `first`.
     @Test func aNeverMarkedDeviceIsClearAndOnlyAClaimWritesBitZero() async {
         let bits = FakeTwoBits()

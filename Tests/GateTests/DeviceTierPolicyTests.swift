@@ -61,7 +61,7 @@ import Testing
         )
     }
 
-    /// Issue 35: a receipt our check refused is request content, never better than no receipt: `repeat`
+    /// A receipt our check refused is request content, never better than no receipt: `repeat`
     /// even on a clear mark (it was `unknown`, so a route with `onUnknownDevice: first` served it).
     @Test func anUnverifiedReceiptIsRepeatAndAnUnavailableOneUnknown() {
         #expect(RiskSignal.unverified.tier(max: 5) == .repeat)
@@ -83,7 +83,7 @@ import Testing
     @Test func aCallWithoutAStoredTierIsFirstOnlyWhenTieringIsOff() {
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: false, attestedKey: false) == .first)
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: false) == .repeat)
-        // Issue 35: a key registered before marks (no stored tier) keeps the first tier it had.
+        // A key registered before marks (no stored tier) keeps the first tier it had.
         #expect(DeviceTierPolicy.forCall(stored: nil, tiering: true, attestedKey: true) == .first)
         #expect(DeviceTierPolicy.forCall(stored: .repeat, tiering: false, attestedKey: true) == .repeat)
         #expect(UnknownDevicePolicy.repeat.meteredAs == .repeat)
@@ -92,7 +92,7 @@ import Testing
     }
 }
 
-/// Issue 35: a `first` expires with the mark that made it.
+/// A `first` expires with the mark that made it (docs/gate.md, "Device tiers").
 @Suite struct FirstExpiryTests {
     static let now = Date(timeIntervalSince1970: 1_796_126_400)  // 2026-12-01 12:00 UTC
 

@@ -10,7 +10,7 @@ import WireContract
 
 @testable import Gate
 
-/// A genuine iOS metered call end to end on moto, and what it costs the store (issue 5's target:
+/// A genuine iOS metered call end to end on moto, and what it costs the store (docs/gate.md:
 /// at most 6 DynamoDB requests, at most 4 of them one after another, the next challenge included).
 @Suite(.enabled(if: MotoTable.endpoint != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct IOSCallCostTests {

@@ -164,8 +164,8 @@ struct ReportingEvidence: EvidenceSource {
         #expect(line?["tier"] == .string("first") && line?["tierReason"] == .string("tier.off"))
     }
 
-    /// Tiering on and no stored tier: a key registered before marks were turned on is `first` (issue 35: it
-    /// was `unknown`, so the default `onUnknownDevice` demoted the installed base); anything else is `repeat`
+    /// Tiering on and no stored tier: a key registered before marks were turned on is `first` (as
+    /// `unknown`, the default `onUnknownDevice` would demote the installed base); anything else is `repeat`
     /// (request content never yields `first`).
     @Test func tieringOnWithoutAStoredTierIsFirstForALegacyKeyAndRepeatOtherwise() async {
         var legacy = Self.appAttest
@@ -178,7 +178,7 @@ struct ReportingEvidence: EvidenceSource {
         #expect(android.line?["tier"] == .string("repeat") && android.line?["tierReason"] == .string("tier.unproven"))
     }
 
-    /// Issue 35: a `first` expires with the mark that made it (DEVICE_MARK_MONTHS). Without a DeviceCheck
+    /// A `first` expires with the mark that made it (DEVICE_MARK_MONTHS). Without a DeviceCheck
     /// token it is metered as `unknown` (the route's `onUnknownDevice`); with one the mark is read again: a
     /// clear mark renews the `first` with this month; a mark in force (another device ID on the phone took the
     /// free tier since, or its own at a month's edge) keeps it expired, `unknown`, and writes nothing. Within

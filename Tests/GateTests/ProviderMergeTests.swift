@@ -18,7 +18,7 @@ import Testing
         choices.flatMap { p in choices.map { d in Case(appAttest: a, play: p, deviceCheck: d) } }
     }
 
-    /// The seed's rules written as a decision list, independently of the implementation's structure.
+    /// docs/playintegrity.md's merge rules written as a decision list, independently of the implementation's structure.
     static func expected(_ c: Case) -> (AttestationOutcome?, flagged: Bool) {
         if c.appAttest == .genuine { return (.genuine, false) }
         if c.appAttest == .rejected { return (.rejected, false) }
@@ -28,7 +28,7 @@ import Testing
         if c.deviceCheck == .genuine { return (.genuine, false) }
         if c.deviceCheck == .rejected { return (.rejected, false) }
         if c.appAttest == .unavailable { return (.unavailable, false) }
-        // DeviceCheck alone and unavailable: a caller can provoke it, so it refuses (issue 16).
+        // DeviceCheck alone and unavailable: a caller can provoke it, so it refuses.
         if c.deviceCheck == .unavailable { return (.rejected, true) }
         return (nil, false)
     }
@@ -90,7 +90,7 @@ import Testing
         #expect(names.contains("dc") == (!appAttestDecided && c.play == nil))
     }
 
-    // MARK: The seed's recorded bugs (DEF-6)
+    // MARK: DeviceCheck never overrides another provider's answer; switched off it passes nothing
 
     @Test(arguments: choices)
     func deviceCheckNeverOverridesAnAppAttestRejection(_ deviceCheck: AttestationOutcome?) {
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func deviceCheckUnavailableAloneIsRejectedAndFlagged() {
-        // Issue 16: Apple's 429 or timeout on a DeviceCheck-only request refuses, whatever onUnavailable says.
+        // Apple's 429 or timeout on a DeviceCheck-only request refuses, whatever onUnavailable says.
         let result = Self.merge(nil, nil, .unavailable)
         #expect(result.outcome == .rejected)
         #expect(result.decidedBy == .deviceCheck)

@@ -113,7 +113,7 @@ struct FailingTierStore: DeviceTierStore {
                     deviceID: Self.deviceID,
                     tier: previous,
                     reason: "mark.clear",
-                    // A `first` stored as `mark.clear` without `tier_marked` counts from this month (issue 35).
+                    // A `first` stored as `mark.clear` without `tier_marked` counts from this month.
                     today: "2026-11-30"
                 )
                 let marks = ScriptedMarks(MarkReading(.set, .markSet))
@@ -165,7 +165,7 @@ struct FailingTierStore: DeviceTierStore {
         #expect(outcome.tier == .repeat && outcome.fields["flagDetail"] == .string("devicecheck.bits_unavailable"))
     }
 
-    /// Issue 35: Apple unavailable is `unknown`; a receipt our check refused is request content (the
+    /// Apple unavailable is `unknown`; a receipt our check refused is request content (the
     /// attestation's signature does not cover it) and never better than no receipt: `repeat`, and no flag.
     /// Neither writes bit 0.
     @Test func anUnavailableRiskIsUnknownAndAnUnverifiedOneIsRepeat() async throws {
@@ -187,7 +187,7 @@ struct FailingTierStore: DeviceTierStore {
         #expect(outcome.tier == .repeat && outcome.reason == "mark.set")
     }
 
-    /// Issue 35: bit 0 is written only when the recorded tier is `first`, with the mark's month kept; a claim
+    /// Bit 0 is written only when the recorded tier is `first`, with the mark's month kept; a claim
     /// that fails is `unknown`, never `first`.
     @Test func bitZeroIsWrittenOnlyForAFirstAndItsMonthIsKept() async throws {
         let tiers = InMemoryDeviceTierStore()
@@ -206,7 +206,7 @@ struct FailingTierStore: DeviceTierStore {
         #expect(failed.fields["markDetail"] == .string("devicecheck.bits_unavailable"))
     }
 
-    /// Issue 35: a held key's `first` whose mark is older than DEVICE_MARK_MONTHS is settled again by the mark.
+    /// A held key's `first` whose mark is older than DEVICE_MARK_MONTHS is settled again by the mark.
     @Test func aReinstallWhoseFirstHasExpiredIsSettledAgainByTheMark() async throws {
         for (reading, tier, marked) in [
             (MarkReading(.clear, .markClear), DeviceTier.first, "2026-12"),

@@ -445,7 +445,7 @@ final class FakeRefreshMarks: RefreshMarks {
         }
     }
 
-    /// Issue 35: a key registered before marks were turned on (no stored tier) is settled by its first due
+    /// A key registered before marks were turned on (no stored tier) is settled by its first due
     /// refresh through the conditional write: `first` (`tier.legacy_key`) at most the maximum, `repeat` above
     /// it; Apple failing records nothing (it stays untiered and is metered `first`).
     @Test func aLegacyKeyIsSettledByItsFirstVerifiedRefresh() async throws {

@@ -292,7 +292,7 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         fixture.expectResends()
     }
 
-    /// Issue 35: a `first` a mark made carries the mark's month (`tier_marked`), and only a newer mark's `first`
+    /// A `first` a mark made carries the mark's month (`tier_marked`), and only a newer mark's `first`
     /// renews it; a `repeat` is never renewed, and a `first` with no month is renewed by any mark.
     @Test(arguments: StoreKind.all)
     func aFirstIsRenewedOnlyByANewerMark(_ kind: StoreKind) async throws {

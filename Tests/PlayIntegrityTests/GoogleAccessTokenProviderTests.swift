@@ -115,7 +115,7 @@ struct TestServiceAccount: Sendable {
     }
 
     @Test func theTokenRequestEndsWithinTheInvocationsDeadline() async throws {
-        // Issue 16 point 8: a fixed 5 s whatever the invocation has left let Google outlive it.
+        // The 5 s cap is cut to what the invocation has left, or Google could outlive it (docs/playintegrity.md).
         let rig = Rig(endpoint: TokenEndpoint(expiresIn: 120))
         _ = try await Deadline.$current.withValue(.after(.milliseconds(600))) { try await rig.token(at: 0) }
         let bounded = try #require(rig.transport.sent.last?.timeout)

@@ -158,7 +158,7 @@ import WireContract
     }
 
     @Test func theDecodeEndsWithinTheInvocationsDeadline() async throws {
-        // Issue 16 point 8: a fixed 5 s whatever the invocation has left let Google outlive it.
+        // The 5 s cap is cut to what the invocation has left, or Google could outlive it (docs/playintegrity.md).
         let rig = Rig(respond: Self.fixtureResponse("decode_standard_pass_minimal.json"))
         _ = await Deadline.$current.withValue(.after(.milliseconds(700))) { await rig.verify() }
         let bounded = try #require(rig.transport.sent.last?.timeout)

@@ -130,7 +130,7 @@ final class PricedUpstream: Sendable {
     }
 }
 
-/// The dialects and the money ceiling through the real router, against moto (issue 15).
+/// The dialects and the money ceiling through the real router, against moto (docs/gate.md, "The money ceiling").
 @Suite(.enabled(if: spendFlowMoto != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct MoneyFlowTests {
     /// $2 per million input tokens, $8 per million output tokens: a call of 10 in / 20 out costs 180 µ$.

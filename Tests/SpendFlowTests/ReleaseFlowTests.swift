@@ -7,8 +7,8 @@ import TestSupport
 import Testing
 import WireContract
 
-/// A fake provider whose behaviour each test picks (issue 15: units come back only when it provably
-/// did not bill).
+/// A fake provider whose behaviour each test picks (units come back only when it provably did not
+/// bill: docs/gate.md, "What is released").
 final class BehavingUpstream: Sendable {
     enum Behaviour: Int {
         case answer200, slow200, partialThenReset, status429, status503, status500

@@ -39,7 +39,7 @@ final class Upstream: Sendable {
     }
 }
 
-/// Layers 2 and 3 and the gate through the real router, against moto and a fake upstream (issue 7):
+/// Layers 2 and 3 and the gate through the real router, against moto and a fake upstream (docs/gate.md):
 /// each layer holds when the others are beaten.
 @Suite(.enabled(if: spendFlowMoto != nil, "needs DYNAMODB_ENDPOINT (make test starts moto)"))
 struct SpendFlowTests {

@@ -8,7 +8,7 @@ internal import FoundationEssentials
 /// `verifyAssertion` over the same bytes.
 /// Any outcome but a crash, a hang or a sanitizer report is fine: malformed input must end in a slug.
 ///
-/// The inputs match the seeds (fuzz/seeds), so mutations of a genuine object reach the later checks:
+/// The inputs match the fuzz seeds (fuzz/seeds), so mutations of a genuine object reach the later checks:
 /// Apple's 2026 guide sample for attestations, bas-d/appattest's vector for assertions.
 enum FuzzTarget {
     static let attestationVerifier = AppAttestVerifier(

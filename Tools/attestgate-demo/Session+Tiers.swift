@@ -2,7 +2,7 @@ internal import AttestCore
 internal import HTTPClient
 internal import SimulatedDevice
 
-/// Issue 17: one free tier per physical device (docs/gate.md "Device tiers"), with `DEVICE_MARKS=on` against
+/// One free tier per physical device (docs/gate.md "Device tiers"), with `DEVICE_MARKS=on` against
 /// fake Apple's DeviceCheck two bits. The generate route keeps the default `repeatAllowance` (none).
 extension Session {
     /// One iPhone, the app installed six times (six device IDs, six App Attest keys, all genuine): one free

@@ -6,7 +6,7 @@ import Gate
 import HTTPClient
 import Synchronization
 
-/// Issue 16 point 6: two genuine calls of one App Attest key racing on its counter. The product accepts a
+/// Counter races: two genuine calls of one App Attest key racing on its counter. The product accepts a
 /// call whose conditional counter write is refused while the row still holds the same key (`.behind`),
 /// because that call has just spent its own single-use challenge (docs/gate.md, "Counter races"). Each
 /// check runs the product rule and, as its control, the pre-fix rule ("the counter must advance") on the

@@ -13,7 +13,7 @@ import TestSupport
 enum ResendMethod: String, Sendable, CaseIterable {
     /// A `ResendingTransport` beneath the client sends every write (`UpdateItem`, and `TransactWriteItems` for
     /// a give-back) again once its first answer has arrived, and hands the client only the second answer (as
-    /// botocore's `needs-retry` handler answering "retry after 0 s" does, in the seed's `_sent_twice.py`).
+    /// botocore's `needs-retry` handler does when it answers "retry after 0 s").
     case hook = "resend-hook"
     /// The loss proxy forwards the write, lets it commit, then drops the connection before the answer,
     /// so the client's real retry path (a connection failure, the standard retry mode) sends it again.

@@ -70,7 +70,7 @@ extension Runner {
         return lines
     }
 
-    /// Issue 15: N releases of N distinct reservations on one ceiling row, in parallel, each resent after
+    /// N releases of N distinct reservations on one ceiling row, in parallel, each resent after
     /// it landed, with the resend held back a little so other releasers write the row in between (the
     /// interleaving that made a one-token-per-row release apply twice). The product must end at exactly
     /// reserved − N; the control (the same decrement without its marker) must end lower.

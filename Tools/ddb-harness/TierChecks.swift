@@ -4,10 +4,10 @@ import FoundationEssentials
 import Gate
 
 extension WriteCheck {
-    /// The device tier write (issue 17): a registration whose mark was clear records `first` on a device ID
-    /// seen the day before. Its answer decides what the registration logs and whether the device got its
-    /// free tier, and the mark at Apple is already set, so an answer read wrongly costs the device its free
-    /// tier for good.
+    /// The device tier write (docs/gate.md, "Device tiers"): a registration whose mark was clear records
+    /// `first` on a device ID seen the day before. Its answer decides what the registration logs and whether
+    /// the device got its free tier, and the mark at Apple is already set, so an answer read wrongly costs the
+    /// device its free tier for good.
     static let tierRecord = WriteCheck(
         "tier_record",
         "device tier (first after a clear mark)",
@@ -62,7 +62,7 @@ extension WriteCheck {
 }
 
 extension WriteCheck {
-    /// Issue 35: a `first` whose mark expired, renewed by a newer mark (`MarkRenewal`: bit 0 already written
+    /// A `first` whose mark expired, renewed by a newer mark (`MarkRenewal`: bit 0 already written
     /// again at Apple). The write replaces a stored `first` only when the stored `tier_marked` is older; a
     /// renewal read wrongly leaves the `first` expired although the device's mark is claimed.
     static let tierRenew = WriteCheck(
@@ -136,7 +136,7 @@ extension WriteCheck {
 }
 
 extension Runner {
-    /// Issue 17: a registration's `first` racing a risk flag's `repeat` on one device ID, one client each,
+    /// A registration's `first` racing a risk flag's `repeat` on one device ID, one client each,
     /// each send also resent when `resend`. In every round the row ends `repeat` and the flag is answered
     /// `repeat`, whichever landed first (`DeviceTier.mayMove`); the registration is answered `first` only
     /// when it landed before the flag.

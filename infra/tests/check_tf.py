@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Structural checks of infra/ that need no cloud: every .tf parses (python-hcl2), and the resources say
-what docs/api.md and issue 9 require. Each failure names the rule it breaks."""
+what docs/api.md and the rules below require. Each failure names the rule it breaks."""
 
 from __future__ import annotations
 
@@ -300,7 +300,7 @@ def main() -> int:
            "API: each API invokes its own function")
     expect(tfload.resources(parsed, "aws_apigatewayv2_authorizer"), "API: optional JWT authorizer")
 
-    # Streamed routes (issue 18): a Function URL in RESPONSE_STREAM mode, only when a route streams, with
+    # Streamed routes (docs/streaming.md): a Function URL in RESPONSE_STREAM mode, only when a route streams, with
     # the streamed routes kept off the buffered HTTP APIs.
     url = one(tfload.resources(parsed, "aws_lambda_function_url"), "Lambda function URL")
     expect(unquote(url.get("invoke_mode")) == "RESPONSE_STREAM", "function URL: invoke_mode RESPONSE_STREAM")

@@ -4,7 +4,7 @@ package import Crypto
 extension AppAttestVerifier {
     /// Verifies an assertion `{signature, authenticatorData}` made with a registered key.
     ///
-    /// Order as in the seed: rpIdHash, counter strictly greater than `storedCounter`, then the
+    /// Order (docs/appattest.md): rpIdHash, counter strictly greater than `storedCounter`, then the
     /// ECDSA-SHA256 signature over `nonce = SHA-256(authenticatorData ‖ clientDataHash)`. The signed
     /// message is the nonce itself, hashed once more by ECDSA; it is not a pre-hashed digest.
     /// - Parameters:

@@ -85,7 +85,7 @@ package struct AppAttestVerifier: Sendable {
         )
     }
 
-    /// Verifies the ATTEST receipt of an attested key (issue point 5): its PKCS#7 signature and signer
+    /// Verifies the ATTEST receipt of an attested key (docs/appattest.md): its PKCS#7 signature and signer
     /// chain to Apple Root CA - G3 at `now`, then that it names our app, this key and this attestation's
     /// client data hash, in the configured environment.
     /// - Throws: `AppAttestError` with a `receipt_*` slug.
@@ -140,7 +140,7 @@ package struct AppAttestVerifier: Sendable {
         }
     }
 
-    /// Apple's steps in the seed's order.
+    /// Apple's steps in Apple's order (docs/appattest.md, "Order of checks and reason slugs").
     private var policies: [any AttestationPolicy] {
         [
             CertificateChainPolicy(verifier: CertificateChainVerifier(root: trust.attestationRoot), cache: cache),

@@ -21,7 +21,7 @@ package enum DeviceCheckBudgetDecision: Sendable, Hashable {
 }
 
 /// Who pays for one call to Apple: one unit of `deviceID`'s daily budget, spent after our own JWT is
-/// signed and before the call (the two bits and the receipt exchange, issue 17).
+/// signed and before the call (the two bits and the receipt exchange, docs/playintegrity.md).
 package struct DeviceCheckCharge: Sendable {
     package let budget: any DeviceCheckBudget
     package let deviceID: String

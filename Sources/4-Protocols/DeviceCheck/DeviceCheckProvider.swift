@@ -2,9 +2,9 @@ package import FoundationEssentials
 
 /// DeviceCheck as a provider of the merge: switched off unless a key is configured.
 ///
-/// Switched off, or asked without a token, it abstains (`nil`): never `unavailable`. Before this rule the
-/// seed's gate counted an unconfigured DeviceCheck as "down", so sending `X-Device-Check-Token: x` passed
-/// enforce mode (DEF-6).
+/// Switched off, or asked without a token, it abstains (`nil`): never `unavailable`. Counted as "down", an
+/// unconfigured DeviceCheck would let `X-Device-Check-Token: x` pass enforce mode (docs/playintegrity.md,
+/// "Outcomes and the merge").
 package struct DeviceCheckProvider: Sendable {
     private let client: DeviceCheckClient?
 

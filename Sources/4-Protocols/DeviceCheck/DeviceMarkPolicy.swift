@@ -9,8 +9,8 @@ package enum DeviceMark: String, Sendable, Hashable {
     case `repeat`
 }
 
-/// Reads a device's two bits as a mark (issue 17: bit 0 = a free tier was given on this device, bit 1 =
-/// the device was flagged by App Attest's fraud-risk metric).
+/// Reads a device's two bits as a mark (docs/appattest.md, "Device marks": bit 0 = a free tier was given on
+/// this device, bit 1 = the device was flagged by App Attest's fraud-risk metric).
 ///
 /// Apple keeps one update month for both bits, so both expire together: a mark counts as cleared once
 /// more than `markMonths` whole calendar months lie between its month and `now`'s (UTC), which

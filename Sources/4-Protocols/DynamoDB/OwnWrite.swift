@@ -35,7 +35,7 @@ package import AttestCore
 /// ## Limits
 /// - Each row keeps only the latest writer's token: if another writer changes the row between our first
 ///   send and our resend, the resend is judged against their token (it may then apply again or be refused).
-///   The window is one retry backoff; the seeds accept it (section 10).
+///   The window is one retry backoff, an accepted risk (docs/dynamodb.md, "Own-write pattern").
 /// - `.appliedByEarlierSend` carries the row as it is now (the `ALL_OLD` of the resend), which already
 ///   holds our first send's effect: read `ALL_NEW`-style values from it, not pre-images.
 /// - Use one token attribute per kind of write on a row, so two kinds of writes never mistake each other.

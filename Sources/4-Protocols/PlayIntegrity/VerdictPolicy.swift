@@ -123,7 +123,7 @@ package struct LicensingPolicy: VerdictPolicy {
     }
 }
 
-/// The checks of one verification, in the seed's order; the first failure decides.
+/// The checks of one verification, in the order of docs/api.md section 3; the first failure decides.
 package struct VerdictPolicies: Sendable {
     package let policies: [any VerdictPolicy]
 

@@ -221,7 +221,7 @@ extension SettingsReader {
         return route
     }
 
-    /// `dialect`, `models`, `maxOutputTokens`, `maxInputTokens`, `prices` (issue 15: a bounded worst case).
+    /// `dialect`, `models`, `maxOutputTokens`, `maxInputTokens`, `prices` (a bounded worst case, docs/dialects.md).
     private static func dialectFields(
         _ fields: [String: JSONValue],
         into route: inout MeteredRoute,

@@ -1,7 +1,7 @@
 package import Dialects
 
-/// What the gate forwards for one call and the most that call can cost (issue 15: every call has a
-/// worst case the gate bounds).
+/// What the gate forwards for one call and the most that call can cost (every call has a worst case the
+/// gate bounds: docs/dialects.md, "The worst case of a call").
 ///
 /// For a known dialect the body is checked and rewritten (`Dialect.prepare`: model in `models`, one
 /// choice, the output cap set or lowered to `maxOutputTokens`). The worst case is then

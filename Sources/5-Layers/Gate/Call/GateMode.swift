@@ -10,7 +10,8 @@ package enum GateMode: String, Sendable, Hashable, CaseIterable {
 
 /// What a route does when attestation could not be evaluated (a provider or our store is down).
 package enum UnavailablePolicy: String, Sendable, Hashable, CaseIterable {
-    /// Fail open (the seed's default): an outage on Apple's, Google's or our side does not lock guests out.
+    /// Fail open (the default, docs/api.md section 5): an outage on Apple's, Google's or our side does not lock
+    /// guests out.
     case allow
     /// Fail closed: for routes where an outage must not open the door.
     case deny

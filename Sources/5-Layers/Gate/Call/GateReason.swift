@@ -29,7 +29,7 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// The client data names another path.
     package static let pathMismatch = GateReason("binding.path_mismatch")
 
-    // The fraud-risk metric (issue 17, docs/appattest.md "The fraud-risk metric"): `tierReason` slugs.
+    // The fraud-risk metric (docs/appattest.md "The fraud-risk metric"): `tierReason` slugs.
 
     /// A verified receipt's metric is above `RISK_METRIC_MAX`: `repeat`, and bit 1 where a token is at hand.
     package static let riskFlagged = GateReason("risk.flagged")
@@ -72,7 +72,7 @@ package struct GateReason: Sendable, Hashable, CustomStringConvertible {
     /// DeviceCheck is switched off: it abstains.
     package static let deviceCheckOff = GateReason("devicecheck.off")
 
-    // Device marks (issue 17, docs/appattest.md "Device marks"): the registration's `tierReason`.
+    // Device marks (docs/appattest.md "Device marks"): the registration's `tierReason`.
 
     /// No mark (or one older than `DEVICE_MARK_MONTHS`), and bit 0 written because the tier is `first`.
     package static let markClear = GateReason("mark.clear")

@@ -7,7 +7,7 @@ internal import WireContract
 /// A metered call end to end: gate (layer 1) → allowance (layer 2) → ceiling (layer 3) → upstream.
 ///
 /// Each layer assumes the others can fail. A refusal by a later layer never refunds an earlier unit
-/// (the seed's unlimited-calls bug); only a call the provider provably did not bill gives both units back
+/// (docs/gate.md, "One metered call"); only a call the provider provably did not bill gives both units back
 /// (`ReleasePolicy`: never sent, or a documented refusal status).
 package struct MeteredCall: Sendable {
     package var environment: String
@@ -66,7 +66,7 @@ package struct MeteredCall: Sendable {
                 }
             }
         }
-        // The store cost of this call (seeds' budget: at most 6 requests, at most 4 one after another).
+        // The store cost of this call (a genuine iOS call: at most 6 requests, 4 one after another; docs/gate.md).
         record.ddbRequests = Int64(tally.requests)
         record.ddbSequential = Int64(tally.sequential)
         record.ddbWaitMicros = tally.waitedMicros

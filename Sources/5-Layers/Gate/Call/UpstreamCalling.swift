@@ -29,7 +29,7 @@ package enum UpstreamFailure: String, Sendable, Hashable {
     case tooLarge
 }
 
-/// Whether a call's units go back (design choice of issue 15; docs/gate.md "What is released").
+/// Whether a call's units go back (docs/gate.md, "What is released").
 package enum ReleasePolicy: String, Sendable, Hashable {
     /// Only what provably was not billed: never sent, or a refusal status in `releaseStatuses`.
     case unbilled

@@ -82,7 +82,7 @@ package struct KeyRegistration: Sendable {
             logger.info("key registration refused", ["reason": .string(error.reason.slug), "device": .string(device)])
             return rejected
         }
-        // Apple's nine steps decided; a receipt our own check refuses is stored marked unverified (point 4).
+        // Apple's nine steps decided; a receipt our own check refuses is stored marked unverified (docs/appattest.md).
         if let refusal = registration.receiptRefusal {
             logger.warning(
                 "attestation receipt unverified",

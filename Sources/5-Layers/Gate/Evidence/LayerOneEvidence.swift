@@ -276,7 +276,7 @@ package struct LayerOneEvidence: EvidenceSource {
         guard let header = request.header(Header.assertion), header.utf8.count <= Self.maxAssertionHeader,
             let assertion = Bytes.fromBase64(header)
         else { return .rejected(GateReason.assertionMalformed.slug) }
-        // The stored key's own environment and App ID, not only the configured ones (issue 16 point 7):
+        // The stored key's own environment and App ID, not only the configured ones (docs/gate.md, "Counter races"):
         // a key attested under other settings is not accepted under these.
         guard key.environment == verifier.environment.rawValue else {
             return .rejected(GateReason.keyEnvironmentMismatch.slug)

@@ -1,7 +1,7 @@
 internal import DeviceCheck
 package import FoundationEssentials
 
-/// A guest device ID's tier (issue 17, docs/gate.md "Device tiers"): whether it holds the first free tier
+/// A guest device ID's tier (docs/gate.md, "Device tiers"): whether it holds the first free tier
 /// on its physical device. Stored on the device ID's `PROFILE` row and shown on every decision line.
 package enum DeviceTier: String, Sendable, Hashable, CaseIterable {
     /// The first free tier on this physical device: the route's `allowance`.

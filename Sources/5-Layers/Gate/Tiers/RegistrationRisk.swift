@@ -2,7 +2,7 @@ package import AppAttest
 package import AttestCore
 package import FoundationEssentials
 
-/// App Attest's fraud-risk metric at key registration (the receipt exchange, issue 17 point 3).
+/// App Attest's fraud-risk metric at key registration (the receipt exchange, docs/appattest.md).
 package protocol RegistrationRisk: Sendable {
     /// `RISK_METRIC_MAX`: a metric above it flags the device.
     var metricMax: Int { get }

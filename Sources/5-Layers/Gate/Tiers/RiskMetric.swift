@@ -17,7 +17,7 @@ package protocol ReceiptExchanging: Sendable {
 
 extension ReceiptExchangeClient: ReceiptExchanging {}
 
-/// App Attest's fraud-risk metric (issue 17 point 3, docs/appattest.md "The fraud-risk metric"): a key's
+/// App Attest's fraud-risk metric (docs/appattest.md "The fraud-risk metric"): a key's
 /// receipt exchanged at Apple's `/v1/attestationData`, the `RECEIPT` that comes back verified
 /// (`AppAttestVerifier.verifyRefreshedReceipt`: chain to the receipt root, app id, key, metric, not-before,
 /// expiry) and stored on the key's row with its metric, not-before and the day of the exchange.
