@@ -9,20 +9,6 @@ import Testing
 
 @testable import DeviceCheck
 
-final class ClosureTransport: HTTPTransport {
-    private let requests = Mutex<[HTTPRequest]>([])
-    private let handler: @Sendable (HTTPRequest) throws -> HTTPResponse
-
-    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) { self.handler = handler }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        requests.withLock { $0.append(request) }
-        return try handler(request)
-    }
-
-    var sent: [HTTPRequest] { requests.withLock { $0 } }
-}
-
 /// An in-memory daily budget: `limit` queries per device ID, or a failing store.
 final class CountingBudget: DeviceCheckBudget {
     private let spent = Mutex<[String: Int]>([:])

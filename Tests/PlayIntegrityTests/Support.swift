@@ -52,21 +52,6 @@ extension JSONValue {
     }
 }
 
-/// An `HTTPTransport` answering from a closure and recording every request.
-final class ClosureTransport: HTTPTransport {
-    private let requests = Mutex<[HTTPRequest]>([])
-    private let handler: @Sendable (HTTPRequest) throws -> HTTPResponse
-
-    init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) { self.handler = handler }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        requests.withLock { $0.append(request) }
-        return try handler(request)
-    }
-
-    var sent: [HTTPRequest] { requests.withLock { $0 } }
-}
-
 /// A secret source that counts reads and can be switched between values and failures.
 final class CountingSecretSource: SecretSource {
     private let state: Mutex<(value: [UInt8]?, reads: Int)>
