@@ -4,17 +4,18 @@ import FoundationEssentials
 import HTTPClient
 import SecretsManager
 import SigV4
+import TestSupport
 import Testing
 
 /// `GetSecretValue` against moto's Secrets Manager (same server as DynamoDB, from `DYNAMODB_ENDPOINT`).
 @Suite(
     .enabled(
-        if: ProcessInfo.processInfo.environment["DYNAMODB_ENDPOINT"] != nil,
-        "DYNAMODB_ENDPOINT is not set: run `make test` or `local-harness/with_moto.sh swift test`"
+        if: LocalDynamoDB.endpoint != nil,
+        Comment(rawValue: LocalDynamoDB.skipMessage)
     )
 )
 struct SecretsManagerMotoTests {
-    let endpoint = ProcessInfo.processInfo.environment["DYNAMODB_ENDPOINT"] ?? ""
+    let endpoint = LocalDynamoDB.endpoint ?? ""
     let credentials = SigV4Credentials(accessKeyID: "testing", secretAccessKey: "testing", sessionToken: "testing")
 
     func client() -> SecretsManagerClient {

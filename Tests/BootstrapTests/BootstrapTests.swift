@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 import WireContract
 
-let bootstrapDynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
+let bootstrapDynamoDBEndpoint = LocalDynamoDB.endpoint
 
 /// The real `bootstrap` process against the local Runtime API (local-harness/lambda_harness.py), with
 /// its table on the moto server `make test` starts.

@@ -9,11 +9,8 @@ import Testing
 
 /// moto's server, from `DYNAMODB_ENDPOINT` (`make test` starts one through local-harness/with_moto.sh).
 enum Moto {
-    static let endpoint: String? = ProcessInfo.processInfo.environment["DYNAMODB_ENDPOINT"].flatMap {
-        $0.isEmpty ? nil : $0
-    }
-    static let skipMessage: Comment =
-        "DYNAMODB_ENDPOINT is not set: run `make test` or `local-harness/with_moto.sh swift test`"
+    static let endpoint = LocalDynamoDB.endpoint
+    static let skipMessage = Comment(rawValue: LocalDynamoDB.skipMessage)
 
     /// The real transport, counting what it sends.
     final class CountingTransport: HTTPTransport {

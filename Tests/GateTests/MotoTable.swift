@@ -11,7 +11,7 @@ import Testing
 
 /// A fresh table on the moto server that `make test` starts (`DYNAMODB_ENDPOINT`), one per test.
 enum MotoTable {
-    static var endpoint: String? { getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) } }
+    static var endpoint: String? { LocalDynamoDB.endpoint }
 
     /// A new table, and the gate's view of it, its requests sent through `hook` when given.
     static func make(hook: ResendingTransport? = nil) async throws -> GateTable {

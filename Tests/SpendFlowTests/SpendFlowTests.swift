@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 import WireContract
 
-let spendFlowMoto = getenv("DYNAMODB_ENDPOINT").map { String(cString: $0) }
+let spendFlowMoto = LocalDynamoDB.endpoint
 
 /// A fake paid AI API that can be told to fail, and counts what it served.
 final class Upstream: Sendable {

@@ -62,7 +62,7 @@ package final class GateTestApp: Sendable {
         resending: Set<String> = [],
         clock: TestClock = TestClock()
     ) async throws {
-        guard let endpoint = getenv("DYNAMODB_ENDPOINT").map({ String(cString: $0) }), !endpoint.isEmpty else {
+        guard let endpoint = LocalDynamoDB.endpoint else {
             throw GateTestError("DYNAMODB_ENDPOINT is unset: run through `make test` (local-harness/with_moto.sh)")
         }
         var template = Array("/tmp/attestgate-app-XXXXXX".utf8CString)
