@@ -67,10 +67,10 @@ extension DynamoCeilingStore {
                 outcome = try await table.client.transactWrite(actions, deadline: deadline)
             } catch  where error.isContention {
                 guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
-                else { throw StoreError("store.ceiling_reserve_contended", detail: error.description) }
+                else { throw StoreError("ceiling_reserve", .contended, detail: error.description) }
                 continue
             } catch {
-                throw StoreError("store.ceiling_reserve_failed", detail: error.description)
+                throw StoreError("ceiling_reserve", .failed, detail: error.description)
             }
             switch outcome {
             case .applied:
@@ -82,10 +82,10 @@ extension DynamoCeilingStore {
             case .cancelled(let reasons)
             where reasons.contains(where: { Contention.cancellationCodes.contains($0) }):
                 guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
-                else { throw StoreError("store.ceiling_reserve_contended", detail: reasons.joined(separator: ",")) }
+                else { throw StoreError("ceiling_reserve", .contended, detail: reasons.joined(separator: ",")) }
                 continue
             case .cancelled(let reasons):
-                throw StoreError("store.ceiling_reserve_cancelled", detail: reasons.joined(separator: ","))
+                throw StoreError("ceiling_reserve", .cancelled, detail: reasons.joined(separator: ","))
             }
             let first = plan[0]
             var row = rows[first.shard] ?? [:]

@@ -124,7 +124,7 @@ package struct DynamoCeilingStore: CeilingStore {
                 return Self.refusal(limits, rows: rows)
             }
             guard await Contention.standard.wait(afterAttempt: round, random: table.random, deadline: deadline) else {
-                throw StoreError("store.ceiling_reserve_contended", detail: "every shard held or throttled")
+                throw StoreError("ceiling_reserve", .contended, detail: "every shard held or throttled")
             }
         }
     }
@@ -172,10 +172,10 @@ package struct DynamoCeilingStore: CeilingStore {
             } catch  where error.isContention {
                 if !error.mayHaveApplied, shards > 1 { return .contended }
                 guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
-                else { throw StoreError("store.ceiling_reserve_contended", detail: error.description) }
+                else { throw StoreError("ceiling_reserve", .contended, detail: error.description) }
                 continue
             } catch {
-                throw StoreError("store.ceiling_reserve_failed", detail: error.description)
+                throw StoreError("ceiling_reserve", .failed, detail: error.description)
             }
             guard outcome.succeeded, let row = outcome.row else { return .refused(outcome.row ?? [:]) }
             return .reserved(

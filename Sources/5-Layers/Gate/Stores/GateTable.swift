@@ -45,10 +45,10 @@ package struct GateTable: Sendable {
                 return try await client.ownWriteUpdate(write, token: token, deadline: deadline)
             } catch  where error.isContention {
                 guard await Contention.standard.wait(afterAttempt: attempt, random: random, deadline: deadline) else {
-                    throw StoreError("store.\(operation)_contended", detail: error.description)
+                    throw StoreError(operation, .contended, detail: error.description)
                 }
             } catch {
-                throw StoreError("store.\(operation)_failed", detail: error.description)
+                throw StoreError(operation, .failed, detail: error.description)
             }
         }
     }
@@ -59,7 +59,7 @@ package struct GateTable: Sendable {
         do {
             return try await body(Deadline.forCall())
         } catch {
-            throw StoreError("store.\(operation)_failed", detail: error.description)
+            throw StoreError(operation, .failed, detail: error.description)
         }
     }
 }

@@ -63,7 +63,7 @@ struct GiveBack: Sendable {
             !$0.amounts.isEmpty
         }
         guard !parts.isEmpty else { return true }
-        guard !callID.isEmpty else { throw StoreError("store.\(operation)_unnamed") }
+        guard !callID.isEmpty else { throw StoreError(operation, .unnamed) }
         var markerItem = Self.marker(callID, kind)
         markerItem[Table.ttlAttribute] = .number(dayEnd + retentionSeconds)
         for part in parts {
@@ -96,21 +96,21 @@ struct GiveBack: Sendable {
                     if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
                     if reasons.dropFirst().contains("ConditionalCheckFailed") { return false }
                     guard reasons.contains(where: { Contention.cancellationCodes.contains($0) }) else {
-                        throw StoreError("store.\(operation)_cancelled", detail: reasons.joined(separator: ","))
+                        throw StoreError(operation, .cancelled, detail: reasons.joined(separator: ","))
                     }
                     contended = reasons.joined(separator: ",")
                 }
             } catch let error as DynamoDBError where error.isContention {
                 contended = error.description
             } catch let error as DynamoDBError {
-                throw StoreError("store.\(operation)_failed", detail: error.description)
+                throw StoreError(operation, .failed, detail: error.description)
             } catch let error as StoreError {
                 throw error
             } catch {
-                throw StoreError("store.\(operation)_failed", detail: "\(error)")
+                throw StoreError(operation, .failed, detail: "\(error)")
             }
             guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline) else {
-                throw StoreError("store.\(operation)_contended", detail: contended)
+                throw StoreError(operation, .contended, detail: contended)
             }
         }
     }
