@@ -70,7 +70,7 @@ resource "aws_lambda_function" "attestgate" {
     # infra/tests/check_tf.py; length() counts characters, so non-ASCII text weighs more on AWS than here.
     precondition {
       condition     = sum([for k, v in local.function_environment : length(k) + length(v)]) <= 4096
-      error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table cannot be carried in the environment (a ROUTES file in the zip or a parameter read at start is issue 34, not yet in the function): see infra/README.md, \"The 4 KB environment\"."
+      error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table cannot be carried in the environment (a ROUTES file in the zip or a parameter read at start is not built yet): see infra/README.md, \"The 4 KB environment\"."
     }
     precondition {
       condition     = var.jwt_issuer == "" || length(var.jwt_audience) > 0
