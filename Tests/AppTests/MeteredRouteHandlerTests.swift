@@ -19,10 +19,10 @@ final class RecordingPipeline: MeteredPipeline {
         deadline: AttestCore.Deadline,
         logger: Logger
     ) async
-        -> MeteredResponse
+        -> GateResponse
     {
         seen.withLock { $0.append((request, route, deadline.remaining)) }
-        return MeteredResponse(status: 200, headers: [WireHeader.quotaRemaining.key: "3"], body: Array("ok".utf8))
+        return GateResponse(status: 200, headers: [WireHeader.quotaRemaining.key: "3"], body: Array("ok".utf8))
     }
 }
 

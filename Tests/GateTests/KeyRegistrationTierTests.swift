@@ -56,7 +56,7 @@ struct KeyRegistrationTierTests {
             deviceID: String,
             now: Date,
             extra: [String: JSONValue] = [:]
-        ) async throws -> MeteredResponse {
+        ) async throws -> GateResponse {
             let body = try await body(key, deviceID: deviceID, now: now, extra: extra)
             return await registration.handle(deviceHeader: deviceID, body: body, now: now, logger: logger)
         }

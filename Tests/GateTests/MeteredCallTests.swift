@@ -50,7 +50,7 @@ import WireContract
     }
 
     /// `s.call.handle` at noon with five seconds left, logging to `s`'s sink: every test's call.
-    func handle(_ s: Stack, _ request: MeteredRequest, route: MeteredRoute) async -> MeteredResponse {
+    func handle(_ s: Stack, _ request: MeteredRequest, route: MeteredRoute) async -> GateResponse {
         await s.call.handle(request, route: route, now: noon, deadline: .after(.seconds(5)), logger: s.logger)
     }
 

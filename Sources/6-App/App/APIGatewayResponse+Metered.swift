@@ -6,7 +6,7 @@ extension APIGatewayResponse {
     /// The gate's answer in API Gateway's shape, headers in a stable (sorted) order. An admitted call
     /// on a streamed route becomes a streamed response whose body is the provider's, relayed as it
     /// arrives (`StreamRelay`).
-    init(_ answer: MeteredResponse, logger: Logger = Logger()) {
+    init(_ answer: GateResponse, logger: Logger = Logger()) {
         var headers = HeaderFields()
         for name in answer.headers.keys.sorted() { headers.append(name, answer.headers[name]!) }
         var stream: ResponseStreamBody?

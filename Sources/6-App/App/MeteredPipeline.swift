@@ -14,7 +14,7 @@ package protocol MeteredPipeline: Sendable {
         now: Date,
         deadline: Deadline,
         logger: Logger
-    ) async -> MeteredResponse
+    ) async -> GateResponse
 }
 
 extension MeteredCall: MeteredPipeline {}

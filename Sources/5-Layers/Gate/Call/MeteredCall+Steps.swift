@@ -19,14 +19,14 @@ struct CallContext {
 /// What a step hands the next one, or the answer that ends the call there.
 enum Step<Value> {
     case next(Value)
-    case answer(MeteredResponse)
+    case answer(GateResponse)
 }
 
 extension MeteredCall {
     /// The steps after layer 1, in the order they run, each writing its part of the decision line:
     /// decide on the evidence, meter the allowance (layer 2), reserve the ceilings (layer 3), call the
     /// provider, then release, settle or stream. The answer comes without its next challenge (`run` adds it).
-    func laterLayers(_ call: CallContext, record: inout DecisionRecord) async -> MeteredResponse {
+    func laterLayers(_ call: CallContext, record: inout DecisionRecord) async -> GateResponse {
         let decision = decide(call, record: &record)
         guard decision.admit else { return .refused(.attestationRequired) }
         let allowance: AllowanceReservation
@@ -204,7 +204,7 @@ extension MeteredCall {
         allowance: AllowanceReservation,
         ceiling: CeilingReservation?,
         record: inout DecisionRecord
-    ) async -> MeteredResponse {
+    ) async -> GateResponse {
         let route = call.route
         let verdict = route.release.verdict(result, statuses: route.releaseStatuses)
         record.upstream = verdict.label
@@ -221,7 +221,7 @@ extension MeteredCall {
             record.stream = true
             headers["content-type"] = Self.passedOn(contentType) ?? "text/event-stream"
             let metered = meteredStream(stream, ceiling: ceiling, bound: call.bound, route: route, logger: call.logger)
-            return MeteredResponse(status: status, headers: headers, body: [], stream: metered)
+            return GateResponse(status: status, headers: headers, body: [], stream: metered)
         }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
             record.decision = "upstream_unavailable"
@@ -229,6 +229,6 @@ extension MeteredCall {
         }
         if let contentType = Self.passedOn(contentType) { headers["content-type"] = contentType }
         await settle(ceiling, bound: call.bound, route: route, answer: body, record: &record, logger: call.logger)
-        return MeteredResponse(status: status, headers: headers, body: body)
+        return GateResponse(status: status, headers: headers, body: body)
     }
 }

@@ -55,7 +55,7 @@ package struct MeteredCall: Sendable {
         now: Date,
         deadline: Deadline,
         logger: Logger
-    ) async -> MeteredResponse {
+    ) async -> GateResponse {
         var record = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
         let tally = RequestTally()
         let contention = ContentionTally()
@@ -84,7 +84,7 @@ package struct MeteredCall: Sendable {
         deadline: Deadline,
         logger: Logger,
         record: inout DecisionRecord
-    ) async -> MeteredResponse {
+    ) async -> GateResponse {
         // A bounded worst case starts with a bounded request: refused before any challenge or row.
         guard request.body.count <= route.maxRequestBytes else {
             record.decision = "request_too_large"
@@ -132,7 +132,7 @@ package struct MeteredCall: Sendable {
             deadline: deadline,
             logger: logger
         )
-        func answer(_ record: inout DecisionRecord) async -> MeteredResponse {
+        func answer(_ record: inout DecisionRecord) async -> GateResponse {
             await laterLayers(call, record: &record)
         }
         guard gated, case .device(let deviceID) = subject else {
@@ -297,9 +297,9 @@ package struct MeteredCall: Sendable {
     }
 
     private static func withChallenge(
-        _ response: MeteredResponse,
+        _ response: GateResponse,
         _ challenge: IssuedChallenge?
-    ) -> MeteredResponse {
+    ) -> GateResponse {
         var response = response
         response.headers["cache-control"] = "no-store"
         if let challenge {

@@ -11,7 +11,7 @@ package struct ChallengeEndpoint: Sendable {
     /// - Parameters:
     ///   - deviceHeader: `X-Device-ID`.
     ///   - body: none, or a JSON object (`{}`).
-    package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> MeteredResponse {
+    package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> GateResponse {
         guard let deviceID = DeviceID.canonical(deviceHeader) else { return .refused(.invalidDeviceID) }
         if !body.isEmpty {
             guard body.count <= 1024, case .object? = try? JSONValue.parse(body) else {
@@ -23,7 +23,7 @@ package struct ChallengeEndpoint: Sendable {
             let json = JSONValue.object([
                 "challenge": .string(Bytes.base64(issued.bytes)), "expiresAt": .int(issued.expiresAt),
             ])
-            return MeteredResponse(
+            return GateResponse(
                 status: 200,
                 headers: ["content-type": "application/json", "cache-control": "no-store"],
                 body: json.serializedBytes

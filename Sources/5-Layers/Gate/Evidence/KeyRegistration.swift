@@ -45,7 +45,7 @@ package struct KeyRegistration: Sendable {
     /// Registration bodies carry one attestation (a few KiB with its receipt).
     static let maxBodyBytes = 64 * 1024
 
-    package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> MeteredResponse {
+    package func handle(deviceHeader: String?, body: [UInt8], now: Date, logger: Logger) async -> GateResponse {
         guard let deviceID = DeviceID.canonical(deviceHeader) else { return .refused(.invalidDeviceID) }
         let device = Subject.device(deviceID).logSuffix
         guard body.count <= Self.maxBodyBytes, case .object(let fields)? = try? JSONValue.parse(body),
@@ -56,7 +56,7 @@ package struct KeyRegistration: Sendable {
             case .valid(let deviceCheckToken) = Self.deviceCheckToken(fields["deviceCheckToken"])
         else { return .refused(.invalidRequest) }
 
-        let rejected = MeteredResponse.refused(.attestationRejected)
+        let rejected = GateResponse.refused(.attestationRejected)
         do {
             guard try await challenges.spend(deviceID: deviceID, challenge: challenge, now: now) else {
                 logger.info(
@@ -162,7 +162,7 @@ package struct KeyRegistration: Sendable {
         } else {
             logger.info("app attest key registered", logFields)
         }
-        return MeteredResponse(
+        return GateResponse(
             status: 200,
             headers: ["content-type": "application/json", "cache-control": "no-store"],
             body: JSONValue.object(["binding": .string(binding.rawValue)]).serializedBytes
