@@ -29,6 +29,31 @@ import Testing
         #expect(line["route"] == .string("generation") && line["mode"] == .string("monitor"))
     }
 
+    /// A priced call's money and token metrics: a second directive by environment, route and model, micro-dollars
+    /// without a unit, tokens as counts; none without a model.
+    @Test func aPricedCallCarriesItsMoneyAndTokenMetricsByModel() throws {
+        var record = DecisionRecord(environment: "production", route: "chat", mode: .enforce)
+        record.count("budget_used")
+        record.model = "gpt-test"
+        record.costReservedMicros = 900
+        record.costMicros = 600
+        record.inputTokens = 10
+        record.outputTokens = 20
+        let line = record.object(timestampMillis: 0)
+        let directives = try #require(line["_aws"]?["CloudWatchMetrics"]?.arrayValue)
+        #expect(directives.count == 2)
+        let spend = try #require(directives.last)
+        #expect(spend["Dimensions"] == .array([.array([.string("environment"), .string("route"), .string("model")])]))
+        let metrics = spend["Metrics"]?.arrayValue?.compactMap { metric -> String? in
+            guard let name = metric["Name"]?.stringValue, let unit = metric["Unit"]?.stringValue else { return nil }
+            return "\(name):\(unit)"
+        }
+        #expect(metrics == ["costReservedMicros:None", "costMicros:None", "inputTokens:Count", "outputTokens:Count"])
+        #expect(line["costMicros"] == .int(600) && line["model"] == .string("gpt-test"))
+        record.model = nil
+        #expect(record.object(timestampMillis: 0)["_aws"]?["CloudWatchMetrics"]?.arrayValue?.count == 1)
+    }
+
     @Test func clientControlledValuesCannotAddOrOverrideMetricsOrDimensions() throws {
         var record = DecisionRecord(environment: "production", route: "generation", mode: .enforce)
         record.count("block")

@@ -181,8 +181,8 @@ def emissions_from_line(record: dict, line_number: int) -> list[Emission]:
             name = metric.get("Name")
             if not isinstance(record.get(name), (int, float)) or isinstance(record.get(name), bool):
                 raise MalformedLine(f"metric {name!r} has no numeric value in the line")
-            if metric.get("Unit", "Count") != "Count":
-                raise MalformedLine(f"metric {name!r}: unit {metric.get('Unit')!r}, want Count")
+            if metric.get("Unit", "Count") not in ("Count", "None"):
+                raise MalformedLine(f"metric {name!r}: unit {metric.get('Unit')!r}, want Count or None")
             for dimension_set in directive.get("Dimensions", []):
                 out.append(Emission(name, {k: record[k] for k in dimension_set}, line_number))
     return out

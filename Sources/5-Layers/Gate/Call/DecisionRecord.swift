@@ -15,6 +15,14 @@ package struct DecisionRecord: Sendable {
         "quota_exhausted", "unproven",
     ]
     package static let dimensionSets = [["environment"], ["environment", "route", "mode"]]
+    /// The money and token metrics of a call with a known model, by environment, route and model: the worst
+    /// case reserved and the cost settled (micro-dollars, unit `None`), the tokens reported (`Count`). Their
+    /// values are the fields of the same names; `model` is a value of the route's `models` or `other`, so a
+    /// client cannot add a dimension value.
+    package static let spendMetrics: [(name: String, unit: String)] = [
+        ("costReservedMicros", "None"), ("costMicros", "None"), ("inputTokens", "Count"), ("outputTokens", "Count"),
+    ]
+    package static let spendDimensions = ["environment", "route", "model"]
 
     package var environment: String
     package var route: String
@@ -38,7 +46,8 @@ package struct DecisionRecord: Sendable {
     package var pool: String?
     /// The merge refused an unavailable binding provider.
     package var providerUnavailable: Bool?
-    /// The requested model (a dialect route), as the client sent it.
+    /// The requested model on a route with a known dialect: one of the route's `models`, or `other` when the
+    /// route lists none (the money metrics' `model` dimension: never a value the client made up).
     package var model: String?
     /// Layer 2: the device tier and why, and what is left of the allowance.
     package var tier: String?
@@ -122,16 +131,24 @@ package struct DecisionRecord: Sendable {
         // Metric keys come only from `metrics`, dimensions only from the route's configuration.
         var object = fields
         let names = Self.metricNames.filter { metrics[$0] != nil }
-        object["_aws"] = .object([
-            "Timestamp": .int(timestampMillis),
-            "CloudWatchMetrics": .array([
+        var directives: [JSONValue] = [
+            .object([
+                "Namespace": .string(Self.namespace),
+                "Dimensions": .array(Self.dimensionSets.map { .array($0.map(JSONValue.string)) }),
+                "Metrics": .array(names.map { .object(["Name": .string($0), "Unit": .string("Count")]) }),
+            ])
+        ]
+        let spend = Self.spendMetrics.filter { object[$0.name] != nil }
+        if model != nil, !spend.isEmpty {
+            directives.append(
                 .object([
                     "Namespace": .string(Self.namespace),
-                    "Dimensions": .array(Self.dimensionSets.map { .array($0.map(JSONValue.string)) }),
-                    "Metrics": .array(names.map { .object(["Name": .string($0), "Unit": .string("Count")]) }),
+                    "Dimensions": .array([.array(Self.spendDimensions.map(JSONValue.string))]),
+                    "Metrics": .array(spend.map { .object(["Name": .string($0.name), "Unit": .string($0.unit)]) }),
                 ])
-            ]),
-        ])
+            )
+        }
+        object["_aws"] = .object(["Timestamp": .int(timestampMillis), "CloudWatchMetrics": .array(directives)])
         for name in names { object[name] = .int(Int64(metrics[name]!)) }
         object["environment"] = .string(environment)
         object["route"] = .string(route)

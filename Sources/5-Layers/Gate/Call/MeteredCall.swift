@@ -99,7 +99,7 @@ package struct MeteredCall: Sendable {
             record.reason = refusal.reason.slug
             return .refused(.invalidRequest, headers: ["cache-control": "no-store"])
         }
-        if let model = bound.model { record.model = model }
+        if let model = bound.model { record.model = route.models?.contains(model) == true ? model : "other" }
         let subject: Subject
         var report = EvidenceReport(evidence: .absent)
         var gated = false
