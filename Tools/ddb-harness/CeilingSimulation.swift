@@ -97,9 +97,7 @@ struct CeilingSimulation {
         let elapsed = start.duration(to: .now)
         var rows: (calls: Int64, cost: Int64) = (0, 0)
         for shard in 0..<shards {
-            let key: Item = [
-                "PK": .s(shard == 0 ? "AI_BUDGET#\(day)" : "AI_BUDGET#\(day)#\(shard)"), "SK": .s("TOTAL"),
-            ]
+            let key = DynamoCeilingStore.key(day, shard: shard)
             let row = try? await client.getItem(table, key: key, deadline: .after(.seconds(5)))
             rows.calls += row?["calls"]?.intValue ?? 0
             rows.cost += row?["cost"]?.intValue ?? 0

@@ -80,12 +80,9 @@ enum Keys {
     static func allowance(_ id: String, _ day: String) -> Item {
         GateTable.key("DEVICE#\(id)", "QUOTA#generation#\(day)")
     }
-    static func ceiling(_ day: String) -> Item { GateTable.key("AI_BUDGET#\(day)", "TOTAL") }
-    /// Ceiling shard `shard` (docs/gate.md, "The ceiling under contention").
-    static func ceiling(_ day: String, shard: Int) -> Item {
-        shard == 0 ? ceiling(day) : GateTable.key("AI_BUDGET#\(day)#\(shard)", "TOTAL")
-    }
-    static func unproven(_ day: String) -> Item { GateTable.key("AI_UNPROVEN#\(day)", "TOTAL") }
+    /// Ceiling shard `shard` (docs/gate.md, "The ceiling under contention"), as the store keys it.
+    static func ceiling(_ day: String, shard: Int = 0) -> Item { DynamoCeilingStore.key(day, shard: shard) }
+    static func unproven(_ day: String) -> Item { DynamoCeilingStore.unprovenKey(day) }
     static func playQuota(_ day: String) -> Item { GateTable.key("PLAY_QUOTA#\(day)", "TOTAL") }
     /// The JSON text of a sort key in a request body (`"ATTEST_KEY"` is also inside `APPATTEST_KEY#…`).
     static func sortKey(_ sk: String) -> String { "\"\(sk)\"" }

@@ -1,5 +1,5 @@
 internal import AttestCore
-internal import DynamoDB
+package import DynamoDB
 
 /// The environment's daily ceiling on the table, split over `shards` rows so that no single item carries
 /// the environment's whole write rate (docs/dynamodb.md, "Capacity"):
@@ -22,14 +22,17 @@ package struct DynamoCeilingStore: CeilingStore {
     let prefix: String
     let retentionSeconds: Int64 = 3 * 86_400
 
+    static let ceilingPrefix = "AI_BUDGET"
+    static let unprovenPrefix = "AI_UNPROVEN"
+
     /// The environment's ceiling.
     package init(table: GateTable, shards: Int = 1) {
-        self.init(table: table, shards: shards, prefix: "AI_BUDGET", markerKind: "CEILING")
+        self.init(table: table, shards: shards, prefix: Self.ceilingPrefix, markerKind: "CEILING")
     }
 
     /// The unproven pool's sub-ceiling: its own rows and markers, the same writes.
     package static func unprovenPool(table: GateTable) -> DynamoCeilingStore {
-        DynamoCeilingStore(table: table, shards: 1, prefix: "AI_UNPROVEN", markerKind: "UNPROVEN")
+        DynamoCeilingStore(table: table, shards: 1, prefix: unprovenPrefix, markerKind: "UNPROVEN")
     }
 
     init(table: GateTable, shards: Int, prefix: String, markerKind: String) {
@@ -39,8 +42,11 @@ package struct DynamoCeilingStore: CeilingStore {
         giveBack = GiveBack(table: table, kind: markerKind)
     }
 
-    /// Shard `shard`'s row of `day` on the environment's ceiling.
-    static func key(_ day: String, shard: Int = 0) -> Item { key("AI_BUDGET", day, shard: shard) }
+    /// Shard `shard`'s row of `day` on the environment's ceiling (tools and tests read the rows by it).
+    package static func key(_ day: String, shard: Int = 0) -> Item { key(ceilingPrefix, day, shard: shard) }
+
+    /// The unproven pool's row of `day`.
+    package static func unprovenKey(_ day: String) -> Item { key(unprovenPrefix, day, shard: 0) }
 
     static func key(_ prefix: String, _ day: String, shard: Int) -> Item {
         GateTable.key(shard == 0 ? "\(prefix)#\(day)" : "\(prefix)#\(day)#\(shard)", "TOTAL")
@@ -271,20 +277,11 @@ package struct DynamoCeilingStore: CeilingStore {
     /// the day's: at most one write per shard and day, one warning per day.
     func claim(_ flag: String, _ reservation: CeilingReservation) async throws(StoreError) -> Bool {
         let shard = reservation.parts.first?.shard ?? 0
+        // The day counters' flag write (`ceiling_<flag>`, token `<flag>_write`), on the shard's row, then the day's.
+        let flags = DayCounter(table: table, name: "ceiling", attribute: "calls")
         if shard != 0 {
-            guard try await claimFlag(flag, key: row(reservation.day, shard: shard)) else { return false }
+            guard try await flags.claimFlag(key: row(reservation.day, shard: shard), flag: flag) else { return false }
         }
-        return try await claimFlag(flag, key: row(reservation.day))
-    }
-
-    func claimFlag(_ flag: String, key: Item) async throws(StoreError) -> Bool {
-        let outcome = try await table.update(
-            "ceiling_\(flag)",
-            key: key,
-            update: UpdateExpression(set: ["\(name: flag) = \(value: .bool(true))"]),
-            condition: "attribute_not_exists(\(name: flag))",
-            tokenAttribute: "\(flag)_write"
-        )
-        return outcome.succeeded
+        return try await flags.claimFlag(key: row(reservation.day), flag: flag)
     }
 }

@@ -87,30 +87,28 @@ struct GiveBack: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let contended: String
+            let outcome: TransactOutcome
             do {
-                switch try await table.client.transactWrite(actions, deadline: deadline) {
-                case .applied:
-                    return true
-                case .cancelled(let reasons):
-                    if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
-                    if reasons.dropFirst().contains("ConditionalCheckFailed") { return false }
-                    guard reasons.contains(where: { Contention.cancellationCodes.contains($0) }) else {
-                        throw StoreError(operation, .cancelled, detail: reasons.joined(separator: ","))
-                    }
-                    contended = reasons.joined(separator: ",")
-                }
-            } catch let error as DynamoDBError where error.isContention {
-                contended = error.description
-            } catch let error as DynamoDBError {
-                throw StoreError(operation, .failed, detail: error.description)
-            } catch let error as StoreError {
-                throw error
+                outcome = try await table.client.transactWrite(actions, deadline: deadline)
+            } catch  where error.isContention {
+                guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
+                else { throw StoreError(operation, .contended, detail: error.description) }
+                continue
             } catch {
-                throw StoreError(operation, .failed, detail: "\(error)")
+                throw StoreError(operation, .failed, detail: error.description)
             }
-            guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline) else {
-                throw StoreError(operation, .contended, detail: contended)
+            switch outcome {
+            case .applied:
+                return true
+            case .cancelled(let reasons):
+                if reasons.first == "ConditionalCheckFailed" { return true }  // our marker: already given back
+                if reasons.dropFirst().contains("ConditionalCheckFailed") { return false }
+                let detail = reasons.joined(separator: ",")
+                guard reasons.contains(where: { Contention.cancellationCodes.contains($0) }) else {
+                    throw StoreError(operation, .cancelled, detail: detail)
+                }
+                guard await Contention.standard.wait(afterAttempt: attempt, random: table.random, deadline: deadline)
+                else { throw StoreError(operation, .contended, detail: detail) }
             }
         }
     }
