@@ -51,7 +51,7 @@ final class InMemoryAllowanceStore: AllowanceStore {
 
 /// The ceiling row in memory.
 final class InMemoryCeilingStore: CeilingStore {
-    struct Row { var used = 0, warned = false, cost: Int64 = 0, costWarned = false }
+    struct Row { var used = 0, warned = false, cost: Int64 = 0, costWarned = false, settled: Int64 = 0 }
     let rows = Mutex<[String: Row]>([:])
     let givenBack = Mutex<Set<String>>([])
     let failing = Atomic<Bool>(false)
@@ -83,7 +83,7 @@ final class InMemoryCeilingStore: CeilingStore {
 
     /// As the DynamoDB store: once per call ID; a positive amount only while the row holds it (else nothing
     /// applies and no marker is left); a negative amount adds.
-    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool {
+    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64, settled: Int64) async throws -> Bool {
         givenBack.withLock { givenBack in
             rows.withLock { rows in
                 if givenBack.contains(reservation.callID) { return true }
@@ -92,6 +92,7 @@ final class InMemoryCeilingStore: CeilingStore {
                 if micros > 0, row.cost < micros { return false }
                 row.used -= calls
                 row.cost -= micros
+                row.settled += settled
                 rows[reservation.day] = row
                 givenBack.insert(reservation.callID)
                 return true

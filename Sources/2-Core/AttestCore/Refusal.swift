@@ -18,6 +18,8 @@ public struct Refusal: Sendable, Hashable {
     public static let invalidRequest = Refusal(400, "invalid_request")
     public static let attestationRejected = Refusal(403, "attestation_rejected")
     public static let attestationRequired = Refusal(403, "attestation_required")
+    /// An operator blocked the device ID or its App Attest key (`attestgate device block`; docs/operations.md).
+    public static let deviceBlocked = Refusal(403, "device_blocked")
     public static let notFound = Refusal(404, "not_found")
     public static let methodNotAllowed = Refusal(405, "method_not_allowed")
     public static let requestTooLarge = Refusal(413, "request_too_large")

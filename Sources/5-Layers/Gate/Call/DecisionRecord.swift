@@ -12,7 +12,7 @@ package struct DecisionRecord: Sendable {
     /// Every metric the product emits; the alarms in `infra/` use only these.
     package static let metricNames = [
         "attestation_check", "would_block", "block", "unavailable", "budget_used", "budget_warning", "budget_exhausted",
-        "quota_exhausted", "unproven",
+        "quota_exhausted", "unproven", "device_blocked",
     ]
     package static let dimensionSets = [["environment"], ["environment", "route", "mode"]]
     /// The money and token metrics of a call with a known model, by environment, route and model: the worst
@@ -23,6 +23,11 @@ package struct DecisionRecord: Sendable {
         ("costReservedMicros", "None"), ("costMicros", "None"), ("inputTokens", "Count"), ("outputTokens", "Count"),
     ]
     package static let spendDimensions = ["environment", "route", "model"]
+    /// The day's ceiling as a reservation saw it, by environment (the ceiling is the environment's): the use
+    /// of each limit as a fraction (raised limits when raised) and the micro-dollars reserved but not settled.
+    package static let ceilingMetrics: [(name: String, unit: String)] = [
+        ("ceilingCallUse", "None"), ("ceilingCostUse", "None"), ("ceilingDriftMicros", "None"),
+    ]
 
     package var environment: String
     package var route: String
@@ -46,6 +51,8 @@ package struct DecisionRecord: Sendable {
     package var pool: String?
     /// The merge refused an unavailable binding provider.
     package var providerUnavailable: Bool?
+    /// What an operator's block matched: `device` (the device ID) or `key` (its App Attest key).
+    package var blocked: String?
     /// The requested model on a route with a known dialect: one of the route's `models`, or `other` when the
     /// route lists none (the money metrics' `model` dimension: never a value the client made up).
     package var model: String?
@@ -57,6 +64,12 @@ package struct DecisionRecord: Sendable {
     package var costReservedMicros: Int64?
     package var ceiling: String?
     package var costWarning: Bool?
+    /// The day's ceiling after this call's reservation (`ceilingMetrics`), and an operator's raise in force
+    /// (`"<calls>/<micros>"`, `attestgate ceiling raise`).
+    package var ceilingCallUse: Double?
+    package var ceilingCostUse: Double?
+    package var ceilingDriftMicros: Int64?
+    package var ceilingRaise: String?
     /// The provider call: its verdict label, status or failure reason, and whether it streamed.
     package var upstream: String?
     package var upstreamStatus: Int64?
@@ -94,6 +107,7 @@ package struct DecisionRecord: Sendable {
         func put(_ key: String, _ value: String?) { if let value { fields[key] = .string(value) } }
         func put(_ key: String, _ value: Int64?) { if let value { fields[key] = .int(value) } }
         func put(_ key: String, _ value: Bool?) { if let value { fields[key] = .bool(value) } }
+        func put(_ key: String, _ value: Double?) { if let value { fields[key] = .double(value) } }
         put("event", event)
         put("decision", decision)
         put("device", device)
@@ -102,6 +116,7 @@ package struct DecisionRecord: Sendable {
         put("reason", reason)
         put("pool", pool)
         put("providerUnavailable", providerUnavailable)
+        put("blocked", blocked)
         put("model", model)
         put("tier", tier)
         put("tierReason", tierReason)
@@ -109,6 +124,10 @@ package struct DecisionRecord: Sendable {
         put("costReservedMicros", costReservedMicros)
         put("ceiling", ceiling)
         put("costWarning", costWarning)
+        put("ceilingCallUse", ceilingCallUse)
+        put("ceilingCostUse", ceilingCostUse)
+        put("ceilingDriftMicros", ceilingDriftMicros)
+        put("ceilingRaise", ceilingRaise)
         put("upstream", upstream)
         put("upstreamStatus", upstreamStatus)
         put("upstreamReason", upstreamReason)
@@ -145,6 +164,16 @@ package struct DecisionRecord: Sendable {
                     "Namespace": .string(Self.namespace),
                     "Dimensions": .array([.array(Self.spendDimensions.map(JSONValue.string))]),
                     "Metrics": .array(spend.map { .object(["Name": .string($0.name), "Unit": .string($0.unit)]) }),
+                ])
+            )
+        }
+        let ceiling = Self.ceilingMetrics.filter { object[$0.name] != nil }
+        if !ceiling.isEmpty {
+            directives.append(
+                .object([
+                    "Namespace": .string(Self.namespace),
+                    "Dimensions": .array([.array([.string("environment")])]),
+                    "Metrics": .array(ceiling.map { .object(["Name": .string($0.name), "Unit": .string($0.unit)]) }),
                 ])
             )
         }

@@ -81,6 +81,13 @@ extension MeteredCall {
             } else {
                 profile = try await profiles.profile(subject: call.subject, today: today)
             }
+            // An operator's block (`attestgate device block`) is on the rows this call already read.
+            if profile.blocked != nil || call.report.keyBlocked {
+                record.count("device_blocked")
+                record.decision = "device_blocked"
+                record.blocked = call.report.keyBlocked ? "key" : "device"
+                return .answer(.refused(.deviceBlocked))
+            }
             var policy = call.route.allowance
             if pooled, let unproven = call.route.unproven {
                 // Nothing proved which device this is: the pool's allowance, whatever a tier would say.
@@ -153,11 +160,16 @@ extension MeteredCall {
             case .reserved(let reservation, let warningClaimed, let costWarningClaimed):
                 record.count("budget_used")
                 if spendGuard.dailyBudgetMicros > 0 { record.costReservedMicros = reservation.costMicros }
+                record.noteCeiling(
+                    reservation,
+                    callLimit: spendGuard.callLimit(reservation),
+                    costLimit: spendGuard.costLimit(reservation)
+                )
                 if warningClaimed {
                     record.count("budget_warning")
                     call.logger.warning(
                         "ai call ceiling at 80 percent",
-                        ["used": .int(Int64(reservation.used)), "limit": .int(Int64(spendGuard.dailyLimit))]
+                        ["used": .int(Int64(reservation.used)), "limit": .int(spendGuard.callLimit(reservation))]
                     )
                 }
                 if costWarningClaimed {
@@ -166,7 +178,10 @@ extension MeteredCall {
                     record.costWarning = true
                     call.logger.warning(
                         "ai cost ceiling at 80 percent",
-                        ["usedMicros": .int(reservation.costUsed), "limitMicros": .int(spendGuard.dailyBudgetMicros)]
+                        [
+                            "usedMicros": .int(reservation.costUsed),
+                            "limitMicros": .int(spendGuard.costLimit(reservation)),
+                        ]
                     )
                 }
                 return .next(reservation)

@@ -14,6 +14,9 @@ package struct StoredAppAttestKey: Sendable, Hashable {
     package let appId: String?
     /// The key's receipt and fraud-risk metric (docs/appattest.md, "The fraud-risk metric").
     package var risk: StoredRisk
+    /// An operator blocked this key (`attestgate device block --key`): the row's `blocked_key_id` names it, so a
+    /// new key bound to the device ID is not blocked by it.
+    package var blocked: Bool = false
 
     package init(
         keyId: [UInt8],

@@ -28,6 +28,9 @@ package struct EvidenceReport: Sendable, Hashable {
     /// Play Integrity decided `genuine`: the verdict's device recall bits and the token, for the device tier
     /// (`PlayRecallTiering`, used only with `PLAY_DEVICE_RECALL=on`). nil for any other call.
     package var playRecall: PlayRecallEvidence? = nil
+    /// The App Attest key the device ID holds is blocked by an operator (`StoredAppAttestKey.blocked`): the
+    /// call is refused whatever its evidence.
+    package var keyBlocked = false
 
     package init(
         evidence: GateEvidence,

@@ -92,7 +92,8 @@ package struct LayerOneEvidence: EvidenceSource {
         let (spent, lookup) = await (spentResult, keyResult)
         // The profile and whether a key is held, for metering by tier even when this call is refused (monitor).
         let looked = appleAsked ? try? lookup.get() : nil
-        let tierReport = EvidenceReport(evidence: .absent, profile: looked?.profile, attestedKey: looked?.key != nil)
+        var tierReport = EvidenceReport(evidence: .absent, profile: looked?.profile, attestedKey: looked?.key != nil)
+        tierReport.keyBlocked = looked?.key?.blocked ?? false
 
         // Our own store could not spend the challenge: the proof is still verified, and only one that
         // verifies is our outage for the route's onUnavailable to decide; anything else is refused. A client
@@ -194,6 +195,7 @@ package struct LayerOneEvidence: EvidenceSource {
             recordedTier: recordedTier,
             providerUnavailable: merged.unavailableRejected
         )
+        report.keyBlocked = tierReport.keyBlocked
         if spendFailure == nil, merged.passes, merged.decidedBy == .playIntegrity, let playCheck,
             let token = request.header(Header.playToken)
         {

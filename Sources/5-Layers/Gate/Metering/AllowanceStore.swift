@@ -46,12 +46,22 @@ package struct DeviceProfile: Sendable, Hashable {
     /// `tier_marked`: for a `first` a DeviceCheck mark made, the mark's month (`YYYY-MM`); the `first` expires
     /// with it (`DeviceTierPolicy.firstExpired`).
     package var tierMarked: String?
+    /// `blocked_reason`: an operator blocked this subject (`attestgate device block`); every metered call is
+    /// refused with `403 device_blocked` until `unblock` (docs/operations.md, "Live controls").
+    package var blocked: String?
 
-    package init(firstSeen: String, tier: DeviceTier? = nil, tierReason: String? = nil, tierMarked: String? = nil) {
+    package init(
+        firstSeen: String,
+        tier: DeviceTier? = nil,
+        tierReason: String? = nil,
+        tierMarked: String? = nil,
+        blocked: String? = nil
+    ) {
         self.firstSeen = firstSeen
         self.tier = tier
         self.tierReason = tierReason
         self.tierMarked = tierMarked
+        self.blocked = blocked
     }
 }
 

@@ -21,6 +21,15 @@ package struct CeilingReservation: Sendable, Hashable {
     /// The unproven pool's own reservation when the call was served from it (at most one; docs/gate.md,
     /// "The unproven pool"): given back and settled with this one.
     package var pooled: [CeilingReservation] = []
+    /// The operator's raise of the day the reservation was judged against (nil: the configured limits).
+    package let raise: CeilingRaise?
+    /// Micro-dollars the day holds for calls not settled (reserved minus settled: in flight, kept after a cut
+    /// or a missing usage), scaled from the shard's row as `used` is.
+    package let unsettledMicros: Int64
+    /// The day's use of each limit as the store measured it (a shard's use of its share stands for the day's
+    /// use); nil: `used` and `costUsed` over the limits.
+    package var callUse: Double? = nil
+    package var costUse: Double? = nil
 
     package init(
         day: String,
@@ -30,7 +39,9 @@ package struct CeilingReservation: Sendable, Hashable {
         costMicros: Int64 = 0,
         costUsed: Int64 = 0,
         costWarned: Bool = false,
-        parts: [CeilingPart]? = nil
+        parts: [CeilingPart]? = nil,
+        raise: CeilingRaise? = nil,
+        unsettledMicros: Int64 = 0
     ) {
         self.day = day
         self.used = used
@@ -40,6 +51,8 @@ package struct CeilingReservation: Sendable, Hashable {
         self.costUsed = costUsed
         self.costWarned = costWarned
         self.parts = parts ?? [CeilingPart(shard: 0, calls: 1, micros: costMicros)]
+        self.raise = raise
+        self.unsettledMicros = unsettledMicros
     }
 }
 
@@ -80,12 +93,13 @@ package protocol CeilingStore: Sendable {
     /// - Throws: `StoreError` (the caller fails closed).
     func reserve(day: String, limit: Int, worstCaseMicros: Int64, budgetMicros: Int64) async throws -> CeilingAttempt
 
-    /// Gives back part or all of `reservation`, once.
+    /// Gives back part or all of `reservation`, once, and counts `settled` micro-dollars as the settled cost of
+    /// a call (the day's `settled`, which `attestgate ceiling show` and the drift metric read).
     /// - Returns: false when it was not applied (the row would go below zero); a resend of an applied
     ///   give-back returns true without applying again.
     /// - Throws: `StoreError` (the units then stay spent).
     @discardableResult
-    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool
+    func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64, settled: Int64) async throws -> Bool
 
     /// - Returns: true for the single caller that sets the day's `warned` flag.
     /// - Throws: `StoreError`.
@@ -118,5 +132,11 @@ extension CeilingStore {
     /// Gives the whole reservation back: the call unit and its worst case (the call was not billed).
     package func release(_ reservation: CeilingReservation) async throws {
         try await giveBack(reservation, calls: 1, micros: reservation.costMicros)
+    }
+
+    /// A give-back that settles nothing.
+    @discardableResult
+    package func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool {
+        try await giveBack(reservation, calls: calls, micros: micros, settled: 0)
     }
 }

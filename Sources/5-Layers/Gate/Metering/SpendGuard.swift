@@ -113,15 +113,26 @@ package struct SpendGuard: Sendable {
         // can fall as units are given back, so "exactly 80 %" would fire again and again. A failed claim
         // never fails the call, whose units are already taken: the flag stays unset, so the next call
         // past the threshold claims it.
+        // A raised day warns at 80 % of its raised limits.
         var claimed = false
-        if dailyLimit > 0, reservation.used >= warningThreshold, !reservation.warned {
+        if dailyLimit > 0, Int64(reservation.used) >= WarningThreshold.of(callLimit(reservation)), !reservation.warned {
             claimed = (try? await store.claimWarning(reservation)) ?? false
         }
         var costClaimed = false
-        if dailyBudgetMicros > 0, reservation.costUsed >= costWarningThreshold, !reservation.costWarned {
+        if dailyBudgetMicros > 0, reservation.costUsed >= WarningThreshold.of(costLimit(reservation)),
+            !reservation.costWarned
+        {
             costClaimed = (try? await store.claimCostWarning(reservation)) ?? false
         }
         return .reserved(reservation, warningClaimed: claimed, costWarningClaimed: costClaimed)
+    }
+
+    /// The day's call limit a reservation was judged against: an operator's raise, else `dailyLimit`.
+    package func callLimit(_ reservation: CeilingReservation) -> Int64 { reservation.raise?.calls ?? Int64(dailyLimit) }
+
+    /// The day's money limit a reservation was judged against, in micro-dollars.
+    package func costLimit(_ reservation: CeilingReservation) -> Int64 {
+        reservation.raise?.micros ?? dailyBudgetMicros
     }
 
     /// Gives the unit and the whole worst case back when the provider provably did not bill the call.
@@ -138,7 +149,7 @@ package struct SpendGuard: Sendable {
         for pool in reservation.pooled { _ = try? await unproven?.guardian.settle(pool, costMicros: costMicros) }
         guard let costMicros, dailyBudgetMicros > 0 else { return .kept }
         let difference = reservation.costMicros - costMicros
-        try await store.giveBack(reservation, calls: 0, micros: difference)
+        try await store.giveBack(reservation, calls: 0, micros: difference, settled: costMicros)
         return difference >= 0 ? .settled(givenBack: difference) : .exceeded(by: -difference)
     }
 }

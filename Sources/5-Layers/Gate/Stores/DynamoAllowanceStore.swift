@@ -45,6 +45,7 @@ package struct DynamoAllowanceStore: AllowanceStore {
             callID: reservation.callID,
             counter: Self.key(reservation.subject, reservation.feature, reservation.day),
             amounts: [("count", 1)],
+            unlessSet: "granted",
             dayEnd: DayKeys.endOfDay(reservation.day)
         )
     }

@@ -35,6 +35,7 @@ package struct DynamoAppAttestKeyStore: AppAttestKeyStore {
                     appId: item["app_id"]?.stringValue,
                     risk: Self.risk(item)
                 )
+                key?.blocked = item["blocked_key_id"]?.bytesValue == keyId
             case "PROFILE":
                 profile = try DeviceProfile(row: item)
             default:

@@ -15,6 +15,8 @@ extension DynamoCeilingStore {
         case reached(CeilingAttempt)
         /// Another writer changed a shard between the reads and the transaction.
         case raced
+        /// A shard holds another raise than the limits assumed.
+        case raiseChanged(CeilingRaise?)
     }
 
     func reserveAcross(_ limits: Limits, known: [Int: Item], deadline: Deadline) async throws(StoreError) -> Across {
@@ -26,6 +28,10 @@ extension DynamoCeilingStore {
                     try await table.client.getItem(table.table, key: key, deadline: deadline)
                 } ?? [:]
         }
+        for row in rows.values {
+            let raise = try Self.raise(in: row)
+            if raise != limits.raise { return .raiseChanged(raise) }
+        }
         guard let plan = Self.plan(limits, rows: rows) else { return .reached(Self.refusal(limits, rows: rows)) }
         let callID = OwnWriteToken.mint(table.random)
         var marker = GateTable.key("RESERVE#\(callID)", giveBack.kind)
@@ -34,17 +40,12 @@ extension DynamoCeilingStore {
             .put(PutItem(table: table.table, item: marker, condition: "attribute_not_exists(PK)"))
         ]
         for part in plan {
-            var condition: DynamoExpression?
-            if limits.calls > 0, part.calls > 0 {
-                condition =
-                    "attribute_not_exists(\(name: "calls")) OR \(name: "calls") < \(value: .number(limits.callShare(part.shard)))"
-            }
-            if limits.budget > 0, part.micros > 0 {
-                let room = limits.budgetShare(part.shard) - part.micros
-                let fits: DynamoExpression =
-                    "attribute_not_exists(\(name: "cost")) OR \(name: "cost") <= \(value: .number(room))"
-                condition = condition.map { $0.and(fits) } ?? fits
-            }
+            let condition = Self.condition(
+                limits,
+                shard: part.shard,
+                calls: Int64(part.calls),
+                micros: part.micros
+            )
             var add: [DynamoExpression] = []
             if part.calls > 0 { add.append("\(name: "calls") \(value: .number(Int64(part.calls)))") }
             if part.micros > 0 { add.append("\(name: "cost") \(value: .number(part.micros))") }

@@ -4,7 +4,8 @@ package import DynamoDB
 /// The environment's daily ceiling on the table, split over `shards` rows so that no single item carries
 /// the environment's whole write rate (docs/dynamodb.md, "Capacity"):
 /// `AI_BUDGET#{day}` / `TOTAL` is shard 0 (the only one with `AI_CEILING_SHARDS=1`), `AI_BUDGET#{day}#{k}` /
-/// `TOTAL` shard k, each with `calls`, `cost` (micro-dollars reserved), `warned` and `cost_warned`.
+/// `TOTAL` shard k, each with `calls`, `cost` (micro-dollars reserved), `settled` (micro-dollars the settled
+/// calls cost), `warned`, `cost_warned` and, on a day an operator raised, `raise` (`CeilingRaise`).
 ///
 /// Each shard holds an exact share of both limits (`share`: the shares add up to the limit), and each
 /// reservation is one conditional write on one shard that keeps that shard within its share, so the sum
@@ -21,6 +22,8 @@ package struct DynamoCeilingStore: CeilingStore {
     /// unproven pool's sub-ceiling (docs/gate.md, "The unproven pool").
     let prefix: String
     let retentionSeconds: Int64 = 3 * 86_400
+    /// The last raise this instance saw on its rows, so its next call assumes it (`CeilingRaise`).
+    let raises = RaiseMemory()
 
     static let ceilingPrefix = "AI_BUDGET"
     static let unprovenPrefix = "AI_UNPROVEN"
@@ -69,6 +72,8 @@ package struct DynamoCeilingStore: CeilingStore {
         let budget: Int64
         let worst: Int64
         let shards: Int
+        /// The day's raise the limits come from (nil: the configured ones), named in every condition.
+        var raise: CeilingRaise? = nil
 
         func callShare(_ shard: Int) -> Int64 { DynamoCeilingStore.share(calls, shard: shard, of: shards) }
         func budgetShare(_ shard: Int) -> Int64 { DynamoCeilingStore.share(budget, shard: shard, of: shards) }
@@ -85,19 +90,46 @@ package struct DynamoCeilingStore: CeilingStore {
         worstCaseMicros: Int64,
         budgetMicros: Int64
     ) async throws -> CeilingAttempt {
-        if budgetMicros > 0, worstCaseMicros > budgetMicros { return .costReached }
-        let limits = Limits(
-            day: day,
-            calls: Int64(max(0, limit)),
-            budget: max(0, budgetMicros),
-            worst: max(0, worstCaseMicros),
-            shards: shards
-        )
-        return try await reserve(limits)
+        var assumed = raises.assumed(day: day)
+        // A raise changing between this call's writes sends it round again, against the raise it found.
+        for _ in 0..<4 {
+            let limits = Limits(
+                day: day,
+                calls: assumed?.calls ?? Int64(max(0, limit)),
+                budget: assumed?.micros ?? max(0, budgetMicros),
+                worst: max(0, worstCaseMicros),
+                shards: shards,
+                raise: assumed
+            )
+            if limits.budget > 0, limits.worst > limits.budget { return .costReached }
+            switch try await reserve(limits) {
+            case .decided(let attempt): return attempt
+            case .raiseChanged(let seen):
+                assumed = seen
+                raises.remember(seen, day: day)
+            }
+        }
+        throw StoreError("ceiling_reserve", .contended, detail: "the day's raise changed under every attempt")
+    }
+
+    /// A reservation's end, or the raise a row holds when it is not the one the limits assumed.
+    enum Decision {
+        case decided(CeilingAttempt)
+        case raiseChanged(CeilingRaise?)
+    }
+
+    /// The `raise` a row holds; nil when none.
+    /// - Throws: `StoreError` for a value that is not a raise (never read as none: the row would refuse forever).
+    static func raise(in row: Item) throws(StoreError) -> CeilingRaise? {
+        guard let value = row["raise"] else { return nil }
+        guard let text = value.stringValue, let raise = CeilingRaise(attribute: text) else {
+            throw StoreError("ceiling_reserve", .failed, detail: "malformed raise on a ceiling row")
+        }
+        return raise
     }
 
     /// One call's reservation: a shard alone, or several at once at the end of a day.
-    func reserve(_ limits: Limits) async throws(StoreError) -> CeilingAttempt {
+    func reserve(_ limits: Limits) async throws(StoreError) -> Decision {
         let deadline = Deadline.forCall()
         let start = shards == 1 ? 0 : Int(Contention.jitter(table.random) * Double(shards)) % shards
         var rows: [Int: Item] = [:]  // shards that refused this call, as they stood
@@ -110,8 +142,11 @@ package struct DynamoCeilingStore: CeilingStore {
                 let shard = (start + offset) % shards
                 guard rows[shard] == nil, limits.fitsAlone(shard) else { continue }
                 switch try await reserve(on: shard, limits, deadline: deadline) {
-                case .reserved(let reservation): return .reserved(reservation)
-                case .refused(let row): rows[shard] = row
+                case .reserved(let reservation): return .decided(.reserved(reservation))
+                case .refused(let row):
+                    let raise = try Self.raise(in: row)
+                    guard raise == limits.raise else { return .raiseChanged(raise) }
+                    rows[shard] = row
                 case .contended: contended = true
                 }
             }
@@ -120,14 +155,15 @@ package struct DynamoCeilingStore: CeilingStore {
                 if shards > 1, acrossTries < 2 {
                     acrossTries += 1
                     switch try await reserveAcross(limits, known: rows, deadline: deadline) {
-                    case .reserved(let reservation): return .reserved(reservation)
-                    case .reached(let attempt): return attempt
+                    case .reserved(let reservation): return .decided(.reserved(reservation))
+                    case .reached(let attempt): return .decided(attempt)
+                    case .raiseChanged(let raise): return .raiseChanged(raise)
                     case .raced:
                         rows = [:]
                         continue
                     }
                 }
-                return Self.refusal(limits, rows: rows)
+                return .decided(Self.refusal(limits, rows: rows))
             }
             guard await Contention.standard.wait(afterAttempt: round, random: table.random, deadline: deadline) else {
                 throw StoreError("ceiling_reserve", .contended, detail: "every shard held or throttled")
@@ -146,18 +182,7 @@ package struct DynamoCeilingStore: CeilingStore {
     /// attempt's answer was lost) is tried again here with the same token until it is known, so the call
     /// never holds units on two shards.
     func reserve(on shard: Int, _ limits: Limits, deadline: Deadline) async throws(StoreError) -> ShardAttempt {
-        let callShare = limits.callShare(shard)
-        let budgetShare = limits.budgetShare(shard)
-        var condition: DynamoExpression?
-        if limits.calls > 0 {
-            condition = "attribute_not_exists(\(name: "calls")) OR \(name: "calls") < \(value: .number(callShare))"
-        }
-        if limits.budget > 0 {
-            let room = budgetShare - limits.worst
-            let fits: DynamoExpression =
-                "attribute_not_exists(\(name: "cost")) OR \(name: "cost") <= \(value: .number(room))"
-            condition = condition.map { $0.and(fits) } ?? fits
-        }
+        let condition = Self.condition(limits, shard: shard, calls: 1, micros: limits.worst)
         var add: [DynamoExpression] = ["\(name: "calls") \(value: .number(1))"]
         if limits.worst > 0 { add.append("\(name: "cost") \(value: .number(limits.worst))") }
         let write = OwnWriteUpdate(
@@ -194,11 +219,33 @@ package struct DynamoCeilingStore: CeilingStore {
         }
     }
 
+    /// A shard's condition for taking `calls` and `micros`: the raise the limits assumed is the row's, and
+    /// the shard stays within its share of each limit.
+    static func condition(_ limits: Limits, shard: Int, calls: Int64, micros: Int64) -> DynamoExpression {
+        var condition: DynamoExpression =
+            limits.raise.map { "\(name: "raise") = \(value: .s($0.attribute))" }
+            ?? "attribute_not_exists(\(name: "raise"))"
+        if limits.calls > 0, calls > 0 {
+            let share = limits.callShare(shard) - calls + 1
+            condition = condition.and(
+                "attribute_not_exists(\(name: "calls")) OR \(name: "calls") < \(value: .number(share))"
+            )
+        }
+        if limits.budget > 0, micros > 0 {
+            let room = limits.budgetShare(shard) - micros
+            condition = condition.and(
+                "attribute_not_exists(\(name: "cost")) OR \(name: "cost") <= \(value: .number(room))"
+            )
+        }
+        return condition
+    }
+
     func reservation(_ limits: Limits, parts: [CeilingPart], row: Item) -> CeilingReservation {
         // One shard's use, scaled to the day: the shares are equal to within one, so a shard at 80 % of its
         // share stands for a day at 80 % (the warnings read it).
         let scale = shards
-        return CeilingReservation(
+        let shard = parts.first?.shard ?? 0
+        var reservation = CeilingReservation(
             day: limits.day,
             used: row.count("calls") * scale,
             warned: row["warned"] != nil,
@@ -206,8 +253,17 @@ package struct DynamoCeilingStore: CeilingStore {
             costMicros: limits.worst,
             costUsed: (row["cost"]?.intValue ?? 0) * Int64(scale),
             costWarned: row["cost_warned"] != nil,
-            parts: parts
+            parts: parts,
+            raise: limits.raise,
+            unsettledMicros: max(0, (row["cost"]?.intValue ?? 0) - (row["settled"]?.intValue ?? 0)) * Int64(scale)
         )
+        if limits.calls > 0, limits.callShare(shard) > 0 {
+            reservation.callUse = DecisionRecord.fraction(Int64(row.count("calls")), of: limits.callShare(shard))
+        }
+        if limits.budget > 0, limits.budgetShare(shard) > 0 {
+            reservation.costUse = DecisionRecord.fraction(row["cost"]?.intValue ?? 0, of: limits.budgetShare(shard))
+        }
+        return reservation
     }
 
     /// Why the day refused a call, from the shards' rows as the refusals returned them.
@@ -224,14 +280,20 @@ package struct DynamoCeilingStore: CeilingStore {
     }
 
     @discardableResult
-    package func giveBack(_ reservation: CeilingReservation, calls: Int, micros: Int64) async throws -> Bool {
+    package func giveBack(
+        _ reservation: CeilingReservation,
+        calls: Int,
+        micros: Int64,
+        settled: Int64
+    ) async throws -> Bool {
         try await giveBack.apply(
             calls > 0 ? "ceiling_release" : "ceiling_settle",
             callID: reservation.callID,
-            parts: Self.giveBackParts(reservation, calls: calls, micros: micros).map {
+            parts: Self.giveBackParts(reservation, calls: calls, micros: micros).enumerated().map { index, part in
+                // The settled cost is added (a negative amount) on the first part's row, in the same transaction.
                 GiveBack.Part(
-                    key: row(reservation.day, shard: $0.shard),
-                    amounts: [("calls", $0.calls), ("cost", $0.micros)]
+                    key: row(reservation.day, shard: part.shard),
+                    amounts: [("calls", part.calls), ("cost", part.micros), ("settled", index == 0 ? -settled : 0)]
                 )
             },
             dayEnd: DayKeys.endOfDay(reservation.day)

@@ -84,7 +84,8 @@ extension DeviceProfile {
             firstSeen: firstSeen,
             tier: try Self.tier(in: row),
             tierReason: row["tier_reason"]?.stringValue,
-            tierMarked: row["tier_marked"]?.stringValue
+            tierMarked: row["tier_marked"]?.stringValue,
+            blocked: row["blocked_reason"]?.stringValue
         )
     }
 

@@ -33,6 +33,9 @@ struct GiveBack: Sendable {
         /// attribute → amount to take off (negative adds; a positive amount is conditioned on the row
         /// holding at least as much).
         let amounts: [(String, Int64)]
+        /// An attribute whose presence lifts that floor: an operator's grant (`granted`) counts ahead, so
+        /// such a row may hold less than a reservation it gave out.
+        var unlessSet: String? = nil
     }
 
     static func marker(_ callID: String, _ kind: String) -> Item { GateTable.key("RETURN#\(callID)", kind) }
@@ -44,9 +47,15 @@ struct GiveBack: Sendable {
         callID: String,
         counter key: Item,
         amounts: [(String, Int64)],
+        unlessSet: String? = nil,
         dayEnd: Int64
     ) async throws(StoreError) -> Bool {
-        try await apply(operation, callID: callID, parts: [Part(key: key, amounts: amounts)], dayEnd: dayEnd)
+        try await apply(
+            operation,
+            callID: callID,
+            parts: [Part(key: key, amounts: amounts, unlessSet: unlessSet)],
+            dayEnd: dayEnd
+        )
     }
 
     /// - Parameters:
@@ -59,9 +68,10 @@ struct GiveBack: Sendable {
         parts: [Part],
         dayEnd: Int64
     ) async throws(StoreError) -> Bool {
-        let parts = parts.map { Part(key: $0.key, amounts: $0.amounts.filter { $0.1 != 0 }) }.filter {
-            !$0.amounts.isEmpty
-        }
+        let parts = parts.map { Part(key: $0.key, amounts: $0.amounts.filter { $0.1 != 0 }, unlessSet: $0.unlessSet) }
+            .filter {
+                !$0.amounts.isEmpty
+            }
         guard !parts.isEmpty else { return true }
         guard !callID.isEmpty else { throw StoreError(operation, .unnamed) }
         var markerItem = Self.marker(callID, kind)
@@ -79,6 +89,9 @@ struct GiveBack: Sendable {
             for (attribute, amount) in part.amounts where amount > 0 {
                 let clause: DynamoExpression = "\(name: attribute) >= \(value: .number(amount))"
                 condition = condition.map { $0.and(clause) } ?? clause
+            }
+            if let unlessSet = part.unlessSet {
+                condition = condition.map { $0.or("attribute_exists(\(name: unlessSet))") }
             }
             let update = UpdateExpression(add: part.amounts.map { "\(name: $0.0) \(value: .number(-$0.1))" })
             actions.append(.update(UpdateItem(table: table.table, key: part.key, update: update, condition: condition)))
