@@ -116,7 +116,10 @@ let package = Package(
         module(
             "OperatorCLI",
             in: "Sources/6-App",
-            ["App", "AppAttest", "DynamoDB", "AWSJSON", "HTTPClient", "Crypto", "AttestCore"]
+            [
+                "App", "Gate", "AppAttest", "DynamoDB", "Dialects", "AWSJSON", "HTTPClient", "Crypto", "CivilTime",
+                "AttestCore",
+            ]
         ),
         .executableTarget(
             name: "bootstrap",
@@ -212,7 +215,14 @@ let package = Package(
         tests("CBORTests", ["CBOR"]),
         tests("DialectsTests", ["Dialects", "AttestCore"]),
         tests("WireContractTests", ["WireContract", "Crypto", "AttestCore"]),
-        tests("AttestgateCLITests", ["OperatorCLI", "SimulatedDevice", "TestSupport", "Crypto", "AttestCore"]),
+        tests(
+            "AttestgateCLITests",
+            [
+                "OperatorCLI", "App", "AppTestSupport", "SimulatedDevice", "TestSupport", "DynamoDB", "WireContract",
+                "CivilTime",
+                "Crypto", "AttestCore",
+            ]
+        ),
         tests(
             "AppAttestTests",
             ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "AttestCore"],

@@ -12,13 +12,26 @@ locals {
     by_route = {
       namespace  = "AttestGate"
       dimensions = ["environment", "route", "mode"]
-      metrics    = ["attestation_check", "would_block", "block", "unavailable", "unproven", "quota_exhausted"]
+      metrics    = ["attestation_check", "would_block", "block", "unavailable", "unproven", "quota_exhausted", "device_blocked"]
     }
     # The same line's metrics for the whole environment: the daily ceiling's use and refusals.
     by_environment = {
       namespace  = "AttestGate"
       dimensions = ["environment"]
       metrics    = ["budget_used", "budget_warning", "budget_exhausted", "quota_exhausted", "unproven"]
+    }
+    # The day's ceiling as each reservation saw it: each limit's use as a fraction of the limit in force, and
+    # the micro-dollars reserved but not settled (docs/operations.md, "The decision line").
+    ceiling = {
+      namespace  = "AttestGate"
+      dimensions = ["environment"]
+      metrics    = ["ceilingCallUse", "ceilingCostUse", "ceilingDriftMicros"]
+    }
+    # Money and tokens per route and model (a model outside the route's `models` is "other").
+    spend = {
+      namespace  = "AttestGate"
+      dimensions = ["environment", "route", "model"]
+      metrics    = ["costMicros", "costReservedMicros", "inputTokens", "outputTokens"]
     }
     # The table's contention (AWS publishes these; docs/operations.md, "DynamoDB contention").
     table = {
@@ -29,7 +42,7 @@ locals {
   }
 
   # The decisions the refusal widget counts (the decision line's `decision` field).
-  dashboard_refusal_decisions = ["block", "quota_exhausted", "budget_exhausted"]
+  dashboard_refusal_decisions = ["block", "quota_exhausted", "budget_exhausted", "device_blocked"]
 
   # Every function's log group, as a Logs Insights SOURCE list.
   dashboard_log_sources = join(" | ", [for g in aws_cloudwatch_log_group.function : "SOURCE '${g.name}'"])
@@ -73,6 +86,56 @@ locals {
       ]
     }
   }
+
+  # Every (route, model) pair the spend metrics can carry: the route's models and "other".
+  dashboard_route_models = flatten([
+    for r in var.routes : [for m in concat(coalesce(r.models, []), ["other"]) : { route = r.feature, model = m }]
+  ])
+
+  dashboard_ceiling_widget = {
+    type   = "metric"
+    width  = 12
+    height = 6
+    properties = {
+      title  = "Ceiling use, fraction of the limit in force, and unsettled micro-dollars (${var.environment})"
+      region = var.aws_region
+      view   = "timeSeries"
+      stat   = "Maximum"
+      period = 300
+      metrics = [
+        for metric in local.dashboard_metrics.ceiling.metrics : concat(
+          [local.dashboard_metrics.ceiling.namespace, metric],
+          flatten([for d in local.dashboard_metrics.ceiling.dimensions : [d, { environment = var.environment }[d]]]),
+          metric == "ceilingDriftMicros" ? [{ yAxis = "right" }] : [],
+        )
+      ]
+    }
+  }
+
+  # Settled spend per route and model per day, against the day's money budget (micro-dollars).
+  dashboard_spend_widgets = [
+    for metric in ["costMicros", "inputTokens"] : {
+      type   = "metric"
+      width  = 12
+      height = 6
+      properties = {
+        title  = metric == "costMicros" ? "Settled spend per route and model (micro-dollars per day)" : "Input tokens per route and model (per day)"
+        region = var.aws_region
+        view   = "timeSeries"
+        stat   = "Sum"
+        period = 86400
+        metrics = [
+          for pair in local.dashboard_route_models : concat(
+            [local.dashboard_metrics.spend.namespace, metric],
+            flatten([for d in local.dashboard_metrics.spend.dimensions : [d, { environment = var.environment, route = pair.route, model = pair.model }[d]]]),
+          )
+        ]
+        annotations = metric == "costMicros" && var.ai_daily_cost_budget_usd != "0" ? {
+          horizontal = [{ label = "AI_DAILY_COST_BUDGET_USD", value = tonumber(var.ai_daily_cost_budget_usd) * 1000000 }]
+        } : {}
+      }
+    }
+  ]
 
   dashboard_table_widget = {
     type   = "metric"
@@ -133,7 +196,8 @@ resource "aws_cloudwatch_dashboard" "main" {
   dashboard_name = local.name
   dashboard_body = jsonencode({
     widgets = concat(
-      [local.dashboard_alarm_widget, local.dashboard_environment_widget],
+      [local.dashboard_alarm_widget, local.dashboard_environment_widget, local.dashboard_ceiling_widget],
+      local.dashboard_spend_widgets,
       local.dashboard_route_widgets,
       [local.dashboard_table_widget],
       local.dashboard_log_widgets,

@@ -26,6 +26,8 @@ package enum OperatorCLI {
         case "verify-assertion": return VerifyCommands.verifyAssertion(rest)
         case "config": return ConfigCommand.run(rest)
         case "table": return await TableCommand.run(rest)
+        case "device": return await DeviceCommand.run(rest)
+        case "ceiling": return await CeilingCommand.run(rest)
         default:
             CLIOutput.usage(
                 """
@@ -34,6 +36,8 @@ package enum OperatorCLI {
                   verify-assertion     check a captured App Attest assertion
                   config check         validate the settings in the environment as the Lambda would (docs/api.md §5)
                   table                create|describe the DynamoDB table (docs/api.md §6) at DYNAMODB_ENDPOINT
+                  device               show|block|unblock|grant: one device's state and live controls (docs/operations.md)
+                  ceiling              show|raise: the day's ceiling and a raise of its limits (docs/operations.md)
                 """
             )
             return 2
