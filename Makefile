@@ -13,7 +13,7 @@ APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 py
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
 .PHONY: help setup build test contention-check lint format unit-test link-check init-order run clean package package-check infra-check test-table \
-	demo run-check openapi-check api-fuzz ref-check
+	demo run-check openapi-check api-fuzz ref-check stream-isolation-check
 
 ## help: every target with the first line of its `## target:` comment (scripts/make-help.py; ref-check
 ## fails when a target has none).
@@ -97,7 +97,7 @@ test-table: setup
 ## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
 ## with the single line `checks: N passed, 0 failed`.
 TEST_STAGES := lint ref-check openapi-check unit-test contention-check infra-check test-table fuzz-smoke link-check ci-ddb-local \
-	ci-ddb-selftest ddb-standin-check run-check api-fuzz
+	ci-ddb-selftest ddb-standin-check run-check stream-isolation-check api-fuzz
 test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
@@ -125,6 +125,14 @@ demo: setup
 run-check: build demo
 	$(PYTHON) local-harness/run.py $(RUN_ARGS) --check
 	$(PYTHON) local-harness/run_lifecycle_check.py $(RUN_ARGS)
+
+## stream-isolation-check: streamed routes on a pool of their own, through the real bootstrap
+## (local-harness/stream_isolation_check.py, a few seconds): slow readers fill the stream pool, the next stream
+## gets 429, and guests still get challenges and buffered answers; the control (one shared pool, the Function
+## URL on the guest function as before) must starve them (500). BOOTSTRAP_PATH=<binary> runs it on that binary
+## without building; else the release build.
+stream-isolation-check: $(if $(BOOTSTRAP_PATH),setup,build)
+	BOOTSTRAP_PATH=$(or $(BOOTSTRAP_PATH),.build/release/bootstrap) $(PYTHON) local-harness/stream_isolation_check.py
 
 ## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only), and carries
 ## no test knob (scripts/knob-check.sh: resends, controls, log capture, key and certificate making).

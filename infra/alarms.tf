@@ -17,6 +17,7 @@ locals {
       aws_cloudwatch_metric_alarm.write_throttles.arn,
     ],
     [for a in aws_cloudwatch_metric_alarm.function_errors : a.arn],
+    [for a in aws_cloudwatch_metric_alarm.function_throttles : a.arn],
     [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.arn],
   )
 }
@@ -93,9 +94,10 @@ resource "aws_cloudwatch_metric_alarm" "unavailable_spike" {
   ok_actions          = local.alarm_actions
 }
 
-# A function itself failing (init errors, crashes, timeouts): AWS/Lambda Errors, one alarm per function.
+# A function itself failing (init errors, crashes, timeouts): AWS/Lambda Errors, one alarm per function
+# (the guest, signed-in and stream functions: local.functions).
 resource "aws_cloudwatch_metric_alarm" "function_errors" {
-  for_each            = local.apis
+  for_each            = local.functions
   alarm_name          = "${each.value.function_name}-function-errors"
   alarm_description   = "AttestGate ${var.environment}: the ${replace(each.key, "_", "-")} function reported errors (AWS/Lambda Errors)."
   namespace           = "AWS/Lambda"
@@ -105,6 +107,28 @@ resource "aws_cloudwatch_metric_alarm" "function_errors" {
   period              = 300
   evaluation_periods  = 1
   threshold           = var.function_errors_threshold
+  comparison_operator = "GreaterThanThreshold"
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+}
+
+# A function refusing invocations past its reserved concurrency (AWS/Lambda Throttles), one alarm per
+# function. On the guest function: guests get API Gateway's 5xx while its pool is full (a slow provider, a
+# flood of minted IDs). On the stream function: streams get 429 from the Function URL while every stream
+# execution is held (a flood of stream requests, slow readers), which no longer touches the guest pool;
+# sustained, stream_reserved_concurrency is too small for the day's streams (docs/operations.md).
+resource "aws_cloudwatch_metric_alarm" "function_throttles" {
+  for_each            = local.functions
+  alarm_name          = "${each.value.function_name}-function-throttles"
+  alarm_description   = "AttestGate ${var.environment}: the ${replace(each.key, "_", "-")} function refused invocations past its reserved concurrency (AWS/Lambda Throttles). See docs/operations.md."
+  namespace           = "AWS/Lambda"
+  metric_name         = "Throttles"
+  dimensions          = { FunctionName = aws_lambda_function.attestgate[each.key].function_name }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  threshold           = var.function_throttles_threshold
   comparison_operator = "GreaterThanThreshold"
   treat_missing_data  = "notBreaching"
   alarm_actions       = local.alarm_actions

@@ -1,5 +1,6 @@
 # One CloudWatch dashboard for the environment: the decisions per route and mode, the daily ceiling, the
-# alarms' state, the table's contention, and the decision lines' top refusal reasons and busiest device IDs.
+# alarms' state, each function's executions, throttles and errors, the table's contention, and the decision
+# lines' top refusal reasons and busiest device IDs.
 #
 # Every metric it draws is named in local.dashboard_metrics, and the widgets are built only from there:
 # infra/tests/check_metrics.py replays decision lines against each AttestGate metric and dimension set of
@@ -38,6 +39,13 @@ locals {
       namespace  = "AWS/DynamoDB"
       dimensions = ["TableName"]
       metrics    = ["TransactionConflict", "WriteThrottleEvents"]
+    }
+    # Each function's pool (guest, signed-in, stream; local.functions): executions in use against its
+    # reserved concurrency, the invocations it refused past it, and its errors (AWS publishes these).
+    functions = {
+      namespace  = "AWS/Lambda"
+      dimensions = ["FunctionName"]
+      metrics    = ["ConcurrentExecutions", "Throttles", "Errors"]
     }
   }
 
@@ -156,6 +164,29 @@ locals {
     }
   }
 
+  # One widget per metric, one line per function: the stream pool full (ConcurrentExecutions at
+  # stream_reserved_concurrency, Throttles above 0) beside a guest pool that is not.
+  dashboard_function_widgets = [
+    for metric in local.dashboard_metrics.functions.metrics : {
+      type   = "metric"
+      width  = 8
+      height = 6
+      properties = {
+        title  = "${metric} per function"
+        region = var.aws_region
+        view   = "timeSeries"
+        stat   = metric == "ConcurrentExecutions" ? "Maximum" : "Sum"
+        period = 60
+        metrics = [
+          for pool, spec in local.functions : concat(
+            [local.dashboard_metrics.functions.namespace, metric],
+            flatten([for d in local.dashboard_metrics.functions.dimensions : [d, { FunctionName = aws_lambda_function.attestgate[pool].function_name }[d]]]),
+          )
+        ]
+      }
+    }
+  ]
+
   dashboard_alarm_widget = {
     type   = "alarm"
     width  = 12
@@ -199,6 +230,7 @@ resource "aws_cloudwatch_dashboard" "main" {
       [local.dashboard_alarm_widget, local.dashboard_environment_widget, local.dashboard_ceiling_widget],
       local.dashboard_spend_widgets,
       local.dashboard_route_widgets,
+      local.dashboard_function_widgets,
       [local.dashboard_table_widget],
       local.dashboard_log_widgets,
     )

@@ -1,12 +1,23 @@
 # The functions: the custom-runtime `bootstrap` from `make package`, x86_64, on provided.al2023 (default)
 # or provided.al2. The zip carries its own glibc and libraries, so both images run the same bytes.
 #
-# One function per API (local.apis in api.tf): `guest` always, `signed_in` when jwt_issuer is set. Same
-# zip, same role, same environment; each has its own reserved concurrency, so a saturated guest pool
-# cannot throttle signed-in users.
+# One function per pool (local.functions): one per API (local.apis in api.tf), `guest` always and
+# `signed_in` when jwt_issuer is set, and `stream` when a route streams (infra/streaming.tf: only the
+# Function URL invokes it). Same zip, same role, same environment; each has its own reserved concurrency,
+# so a saturated guest pool cannot throttle signed-in users, and streams held open by slow readers fill the
+# stream function, never the guest function that answers challenges, key registrations and buffered routes.
+
+locals {
+  functions = merge(
+    { for pool, api in local.apis : pool => { function_name = api.function_name, reserved_concurrency = api.reserved_concurrency } },
+    local.streaming_enabled ? {
+      stream = { function_name = "${local.name}-stream", reserved_concurrency = var.stream_reserved_concurrency }
+    } : {},
+  )
+}
 
 resource "aws_cloudwatch_log_group" "function" {
-  for_each = local.apis
+  for_each = local.functions
   #checkov:skip=CKV_AWS_338:Retention is the log_retention_days variable (90 days by default): decision lines carry device IDs, so they are not kept for a year unless the operator chooses to.
   name              = "/aws/lambda/${each.value.function_name}"
   retention_in_days = var.log_retention_days
@@ -14,9 +25,9 @@ resource "aws_cloudwatch_log_group" "function" {
 }
 
 resource "aws_lambda_function" "attestgate" {
-  for_each = local.apis
+  for_each = local.functions
   #checkov:skip=CKV_AWS_50:X-Ray needs an SDK/daemon integration the custom runtime does not have; each decision line carries the request id instead.
-  #checkov:skip=CKV_AWS_116:Invoked synchronously by API Gateway only; a dead-letter queue applies to asynchronous invocations.
+  #checkov:skip=CKV_AWS_116:Invoked synchronously only (API Gateway, and the streaming Function URL); a dead-letter queue applies to asynchronous invocations.
   #checkov:skip=CKV_AWS_117:No VPC resources are used: DynamoDB, Secrets Manager, Google and the upstream are reached over their public TLS endpoints; a VPC would only add NAT cost and cold-start latency.
   #checkov:skip=CKV_AWS_173:The environment holds settings and secret ARNs, never secret values (those stay in Secrets Manager); Lambda encrypts it at rest with its service key.
   #checkov:skip=CKV_AWS_272:Code signing needs an AWS Signer profile outside this module; the zip is built and hashed by make package and pinned by source_code_hash.

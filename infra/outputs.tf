@@ -9,7 +9,7 @@ output "signed_in_api_url" {
 }
 
 output "stream_url" {
-  description = "Base URL of the streaming Function URL (routes with stream = true, guests only); null without streamed routes."
+  description = "Base URL of the streaming Function URL (routes with stream = true, guests only), which invokes the stream function; null without streamed routes."
   value       = local.streaming_enabled ? aws_lambda_function_url.stream[0].function_url : null
 }
 
@@ -26,6 +26,11 @@ output "function_arn" {
 output "signed_in_function_name" {
   description = "Name of the signed-in Lambda function (same zip and settings, its own reserved concurrency); null when jwt_issuer is empty."
   value       = var.jwt_issuer == "" ? null : aws_lambda_function.attestgate["signed_in"].function_name
+}
+
+output "stream_function_name" {
+  description = "Name of the streaming Lambda function behind stream_url (same zip and settings, its own reserved concurrency); null without streamed routes."
+  value       = local.streaming_enabled ? aws_lambda_function.attestgate["stream"].function_name : null
 }
 
 output "table_name" {
@@ -63,6 +68,11 @@ output "signed_in_function_log_group" {
   value       = var.jwt_issuer == "" ? null : aws_cloudwatch_log_group.function["signed_in"].name
 }
 
+output "stream_function_log_group" {
+  description = "CloudWatch log group of the streaming function; null without streamed routes."
+  value       = local.streaming_enabled ? aws_cloudwatch_log_group.function["stream"].name : null
+}
+
 output "alarm_names" {
   description = "Names of the CloudWatch alarms this module created."
   value = concat(
@@ -74,6 +84,7 @@ output "alarm_names" {
       aws_cloudwatch_metric_alarm.write_throttles.alarm_name,
     ],
     [for a in aws_cloudwatch_metric_alarm.function_errors : a.alarm_name],
+    [for a in aws_cloudwatch_metric_alarm.function_throttles : a.alarm_name],
     [for a in aws_cloudwatch_metric_alarm.unavailable_spike : a.alarm_name],
   )
 }

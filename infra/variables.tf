@@ -93,6 +93,17 @@ variable "signed_in_reserved_concurrency" {
   }
 }
 
+variable "stream_reserved_concurrency" {
+  description = "Reserved concurrency of the streaming function (created when a route has stream = true; only its Function URL invokes it): the most streams in flight at once, and the Function URL's only throttle (a Function URL has no stage throttle). Past it, and past 10 requests a second per reserved execution, Lambda answers 429. Streams never take the guest function's executions. 0 refuses every stream (switches the URL off)."
+  type        = number
+  default     = 20
+
+  validation {
+    condition     = var.stream_reserved_concurrency >= 0 && floor(var.stream_reserved_concurrency) == var.stream_reserved_concurrency
+    error_message = "stream_reserved_concurrency must be a whole number, at least 0: unreserved (-1), streams would draw on the account's shared pool with no cap on how many run at once."
+  }
+}
+
 variable "log_retention_days" {
   description = "Retention of the function's and the API's CloudWatch log groups, in days (one of CloudWatch's allowed values)."
   type        = number
@@ -466,6 +477,12 @@ variable "unavailable_spike_threshold" {
 
 variable "function_errors_threshold" {
   description = "Alarm when the function reports more than this many errors (AWS/Lambda Errors) in 5 minutes."
+  type        = number
+  default     = 0
+}
+
+variable "function_throttles_threshold" {
+  description = "Alarm when a function (guest, signed-in, stream) refuses more than this many invocations past its reserved concurrency (AWS/Lambda Throttles) in 5 minutes."
   type        = number
   default     = 0
 }

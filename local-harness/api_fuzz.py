@@ -108,7 +108,8 @@ def main(argv=None):
 
     state = tempfile.mkdtemp(prefix="attestgate-api-fuzz-")
     stack_args = argparse.Namespace(bootstrap=args.bootstrap, attestgate=args.attestgate, demo=args.demo,
-                                    port=0, instances=2, signed_in_instances=1, deadline_ms=10000, script=0,
+                                    port=0, instances=2, signed_in_instances=1, stream_instances=2,
+                                    deadline_ms=10000, script=0,
                                     check=True,
                                     state_dir=state)
     stack = run.Stack(stack_args)

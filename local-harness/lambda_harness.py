@@ -4,9 +4,11 @@
 It runs N real `bootstrap` processes (like N Lambda instances), each talking to its own Lambda Runtime
 API server (/2018-06-01/runtime/...), and puts an HTTP front in front of them that turns real HTTP
 requests into HTTP API 2.0 events. With --signed-in-instances M, M more bootstraps form a second pool (a
-second function from the same zip) that serves only signed-in calls, as infra/ deploys it. A control
-server accepts raw events (1.0, REST, malformed) and reports init errors, instances and logs. Standard
-library only. See README.md for the CLI.
+second function from the same zip) that serves only signed-in calls, as infra/ deploys it; with
+--stream-instances K, K more form the stream pool (the stream function behind the Function URL), which
+takes at most K calls at once and refuses the next with 429, as Lambda throttles a Function URL past the
+function's reserved concurrency. A control server accepts raw events (1.0, REST, malformed) and reports
+init errors, instances and logs. Standard library only. See README.md for the CLI.
 """
 import argparse
 import base64
@@ -16,6 +18,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -185,20 +188,46 @@ class ProcessOutput:
 
 
 class Pool:
-    """One function: its instances (its reserved concurrency) and its queue of invocations."""
+    """One function: its instances (its reserved concurrency) and its queue of invocations. `throttles`:
+    a call arriving while every instance is taken is refused at once (always for the stream pool, for
+    the others with --throttle) instead of waiting."""
 
-    def __init__(self, name, function_name):
-        self.name, self.function_name = name, function_name
+    def __init__(self, name, function_name, throttles=False):
+        self.name, self.function_name, self.throttles = name, function_name, throttles
         self.instances = []
         self.pending = queue.Queue()
-        self.in_flight = 0  # invocations between arrival and answer
+        # Invocations between arrival and answer; a streamed one until its last byte (`Harness.invoke`).
+        self.in_flight = 0
 
 
-GUEST, SIGNED_IN = "guest", "signed_in"
+GUEST, SIGNED_IN, STREAM = "guest", "signed_in", "stream"
+# What a throttled call answers: API Gateway's 500 for a throttled integration, and through a Function URL
+# Lambda's 429 (AWS Lambda Developer Guide, "Creating and managing Lambda function URLs", "Throttling
+# function URLs"). AWS documents the status only; the bodies are the harness's, not AttestGate's shape.
+THROTTLED_API = (500, b'{"message":"Internal Server Error"}')
+THROTTLED_URL = (429, b'{"message":"Too Many Requests"}')
+
+
+def streamed_routes(env):
+    """(method, path pattern) of every `ROUTES` entry with `"stream": true` in the bootstraps' environment
+    (`{param}` segments match any one segment); none when ROUTES is unset or unreadable (the bootstrap
+    refuses to start on the latter anyway)."""
+    try:
+        routes = json.loads(env.get("ROUTES") or "[]")
+    except ValueError:
+        return []
+    found = []
+    for route in routes if isinstance(routes, list) else []:
+        if isinstance(route, dict) and route.get("stream") is True and isinstance(route.get("path"), str):
+            segments = [("[^/]+" if part.startswith("{") and part.endswith("}") else re.escape(part))
+                        for part in route["path"].split("/")]
+            found.append((str(route.get("method", "")).upper(), re.compile("^" + "/".join(segments) + "$")))
+    return found
 
 
 class Harness:
-    def __init__(self, bootstrap, instances, deadline_ms, env, signed_in_instances=0, throttle=False):
+    def __init__(self, bootstrap, instances, deadline_ms, env, signed_in_instances=0, throttle=False,
+                 stream_instances=0):
         self.bootstrap = bootstrap
         self.deadline_ms = deadline_ms
         self.env = env
@@ -209,19 +238,40 @@ class Harness:
         self.logs = collections.deque(maxlen=5000)
         self.lock = threading.Lock()
         self.watcher = DeadlineWatcher(self)
-        self.pools = {GUEST: Pool(GUEST, "attestgate-local")}
+        self.pools = {GUEST: Pool(GUEST, "attestgate-local", throttle)}
         if signed_in_instances > 0:
-            self.pools[SIGNED_IN] = Pool(SIGNED_IN, "attestgate-local-signed-in")
+            self.pools[SIGNED_IN] = Pool(SIGNED_IN, "attestgate-local-signed-in", throttle)
+        if stream_instances > 0:
+            # The stream function's reserved concurrency is the Function URL's only throttle: always on.
+            self.pools[STREAM] = Pool(STREAM, "attestgate-local-stream", throttles=True)
+        self.streamed = streamed_routes(env)
         self.instances = []
-        for pool, count in ((self.pools[GUEST], instances), (self.pools.get(SIGNED_IN), signed_in_instances)):
+        for pool, count in ((self.pools[GUEST], instances), (self.pools.get(SIGNED_IN), signed_in_instances),
+                            (self.pools.get(STREAM), stream_instances)):
             for _ in range(count if pool else 0):
                 instance = Instance(self, pool, len(self.instances))
                 pool.instances.append(instance)
                 self.instances.append(instance)
 
-    def pool_for(self, signed_in):
-        """Signed-in calls go to their own pool when there is one, as to their own API and function."""
-        return self.pools.get(SIGNED_IN, self.pools[GUEST]) if signed_in else self.pools[GUEST]
+    def pool_for(self, signed_in, function_url=False, method="", target=""):
+        """Signed-in calls go to their own pool when there is one, as to their own API and function. With a
+        stream pool, the Function URL's calls go there (on AWS the URL invokes only the stream function),
+        and so does a guest's call to a streamed route through the HTTP front (on AWS the HTTP APIs do not
+        have those routes: the front serves them for `make run`'s examples and the session)."""
+        if signed_in:
+            return self.pools.get(SIGNED_IN, self.pools[GUEST])
+        stream = self.pools.get(STREAM)
+        if stream is not None and (function_url or self.is_streamed(method, target)):
+            return stream
+        return self.pools[GUEST]
+
+    def is_streamed(self, method, target):
+        path = target.split("?", 1)[0]
+        return any(method.upper() == wanted and pattern.match(path) for wanted, pattern in self.streamed)
+
+    def release(self, pool):
+        with self.lock:
+            pool.in_flight -= 1
 
     def start(self):
         for instance in self.instances:
@@ -274,9 +324,10 @@ class Harness:
         with self.lock:
             self.invocations[invocation.request_id] = invocation
             self.history.append(invocation)
-            # --throttle: the pool's instances are its reserved concurrency. Lambda refuses the call at
-            # once when all are busy (API Gateway answers 500) rather than queueing it.
-            throttled = self.throttle and pool.in_flight >= len(pool.instances)
+            # The pool's instances are its reserved concurrency (--throttle; always for the stream pool):
+            # Lambda refuses the call at once when all are busy rather than queueing it (API Gateway
+            # answers 500, a Function URL 429).
+            throttled = pool.throttles and pool.in_flight >= len(pool.instances)
             if not throttled:
                 pool.in_flight += 1
         if throttled:
@@ -299,8 +350,13 @@ class Harness:
             invocation.finish("timeout")
             return invocation
         finally:
-            with self.lock:
-                pool.in_flight -= 1
+            stream = invocation.stream
+            if stream is not None:
+                # A streamed answer holds its execution until its last byte, as on Lambda: a slow reader
+                # keeps its slot of the pool taken until the stream ends.
+                stream.when_ended(lambda: self.release(pool))
+            else:
+                self.release(pool)
 
     def deadline_passed(self, invocation, instance, generation):
         """`DeadlineWatcher`: the invocation's deadline (plus its grace) has passed."""
@@ -530,7 +586,12 @@ def make_front_handler(harness, function_url=False):
             # API Gateway routes a signed-in call to the signed-in API (its JWT authorizer sets the claims)
             # and so to that API's function; the claims header stands for both here.
             signed_in = not function_url and any(name.lower() == CLAIMS_HEADER for name in self.headers.keys())
-            invocation = harness.invoke(event, pool=harness.pool_for(signed_in), front=self)
+            pool = harness.pool_for(signed_in, function_url, self.command, self.path)
+            invocation = harness.invoke(event, pool=pool, front=self)
+            if invocation.outcome == "throttled":
+                # The stream function is reached only through its Function URL on AWS.
+                status, body = THROTTLED_URL if function_url or pool.name == STREAM else THROTTLED_API
+                return self._send(status, {"Content-Type": "application/json"}, [], body)
             if invocation.stream is not None:
                 return forward_stream(self, invocation.stream)
             if invocation.outcome == "response":
@@ -609,6 +670,8 @@ class StreamedResponse:
         self.first_chunk_at = None
         self.first_body_chunk_at = None  # the first chunk with body bytes (after the prelude) arrived
         self.finished = None
+        self.end_lock = threading.Lock()
+        self.on_end = []  # `when_ended` callbacks
         # The client side: the front's handler once it lends its connection (`attach`); `forwarded` once
         # the client's answer is complete (or given up).
         self.lock = threading.Lock()
@@ -629,12 +692,24 @@ class StreamedResponse:
     def end(self, error_type=None, error_body=None):
         """Records how the stream ended (the first end wins); the reading thread then closes the client's
         answer (`close_client`)."""
-        if self.ended.is_set():
-            return
-        self.fast = False
-        self.error_type, self.error_body = error_type, error_body
-        self.finished = time.time()
-        self.ended.set()
+        with self.end_lock:
+            if self.ended.is_set():
+                return
+            self.fast = False
+            self.error_type, self.error_body = error_type, error_body
+            self.finished = time.time()
+            self.ended.set()
+            callbacks, self.on_end = self.on_end, []
+        for callback in callbacks:
+            callback()
+
+    def when_ended(self, callback):
+        """Calls `callback` once the stream has ended (now, if it has)."""
+        with self.end_lock:
+            if not self.ended.is_set():
+                self.on_end.append(callback)
+                return
+        callback()
 
     def deliver(self, chunk):
         """The Runtime API's thread: one chunk of the POST, written to the client now."""
@@ -885,7 +960,8 @@ def make_control_handler(harness):
             length = int(self.headers.get("Content-Length") or 0)
             event = self.rfile.read(length) if length else b""
             deadline = self.headers.get("X-Harness-Deadline-Ms")
-            pool = harness.pool_for(self.headers.get("X-Harness-Pool") == SIGNED_IN)
+            wanted = harness.pools.get(self.headers.get("X-Harness-Pool") or GUEST)
+            pool = wanted or harness.pool_for(self.headers.get("X-Harness-Pool") == SIGNED_IN)
             invocation = harness.invoke(event, int(deadline) if deadline else None, pool)
             if invocation.stream is not None:
                 invocation.stream.attach(None)  # no client here: the stream is drained
@@ -977,10 +1053,15 @@ def main(argv=None):
                         help="bootstraps of a second pool serving only signed-in calls (default 0: one pool)")
     parser.add_argument("--throttle", action="store_true",
                         help="a pool's instances are its reserved concurrency: refuse a call when all are busy")
+    parser.add_argument("--stream-instances", type=int, default=0,
+                        help="bootstraps of the stream pool: the Function URL's calls (and streamed routes "
+                             "through the HTTP front), at most this many at once, the next refused with 429 "
+                             "(default 0: the Function URL uses the guest pool)")
     args = parser.parse_args(argv)
 
     harness = Harness(os.path.abspath(args.bootstrap), args.instances, args.deadline_ms,
-                      parse_env(args.env, args.env_file), args.signed_in_instances, args.throttle)
+                      parse_env(args.env, args.env_file), args.signed_in_instances, args.throttle,
+                      args.stream_instances)
     harness.echo_logs = not args.quiet
     front = serve(make_front_handler(harness), args.http_port)
     control = serve(make_control_handler(harness), args.control_port)

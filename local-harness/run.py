@@ -12,8 +12,10 @@ settings for the bootstraps):
   google     local-harness/fake_google.py (OAuth token endpoint + Play Integrity decode)
   apple      local-harness/fake_apple.py (DeviceCheck two bits per physical device): DEVICE_MARKS=on
   upstream   local-harness/fake_upstream.py (a flashcard generator that can be told to fail)
-  lambda     local-harness/lambda_harness.py: Runtime API + HTTP API 2.0 front, real `bootstrap`s in two
-             pools as infra/ deploys two functions: guests, and signed-in callers (X-Harness-JWT-Claims)
+  lambda     local-harness/lambda_harness.py: Runtime API + HTTP API 2.0 front, real `bootstrap`s in pools
+             as infra/ deploys its functions: guests, signed-in callers (X-Harness-JWT-Claims) and, when a
+             route streams, the stream function behind the Function URL (its own bootstraps, at most
+             --stream-instances streams at once, the next refused with 429)
   session    `attestgate-demo session` (unless --script 0)
 
 --check: play the session and exit with its status (make run-check, part of make test), on free
@@ -244,16 +246,25 @@ def step_upstream(stack, args):
     print("fake upstream AI   %s  (fail on demand: POST /control/fail)" % url)
 
 
+def stream_instances(routes_json, wanted):
+    """The stream pool's size: `wanted` when a route streams (its own function in infra/, so streams held
+    open never take the guests' executions), else 0."""
+    routes = json.loads(routes_json or "[]")
+    return wanted if any(isinstance(r, dict) and r.get("stream") is True for r in routes) else 0
+
+
 def step_lambda(stack, args):
+    streams = stream_instances(stack.env.get("ROUTES"), args.stream_instances)
     command = [sys.executable, os.path.join(HERE, "lambda_harness.py"), "--bootstrap", args.bootstrap,
                "--instances", str(args.instances), "--signed-in-instances", str(args.signed_in_instances),
+               "--stream-instances", str(streams),
                "--http-port", str(args.port), "--deadline-ms", str(args.deadline_ms)]
     for key, value in sorted(stack.env.items()):
         command += ["--env", "%s=%s" % (key, value)]
     # stdin stays a pipe: the harness stops by itself when this script goes away.
     process = stack.spawn("lambda harness", command, log="bootstrap.log", stdin=subprocess.PIPE)
     info = json.loads(read_line(process, "lambda harness") or "{}")
-    stack.urls.update({"front": info["http"], "harness": info["control"]})
+    stack.urls.update({"front": info["http"], "harness": info["control"], "stream": info["functionURL"]})
     # The bootstraps read their configuration at cold start: an init error shows here, not mid-session.
     for _ in range(50):
         instances = json.load(urllib.request.urlopen(info["control"] + "/instances", timeout=2))
@@ -263,6 +274,9 @@ def step_lambda(stack, args):
         time.sleep(0.02)
     print("API (HTTP API 2.0) %s  <- the real bootstrap x%d for guests, x%d for signed-in callers" % (
         info["http"], args.instances, args.signed_in_instances))
+    if streams:
+        print("Function URL       %s  <- the real bootstrap x%d for streamed routes (more at once: 429)" % (
+            info["functionURL"], streams))
     print("harness control    %s  (GET /logs, /instances)" % info["control"])
 
 
@@ -303,10 +317,10 @@ Serving on %(front)s until Ctrl-C. Bootstrap logs: tail -f %(logs)s
   curl -s -X POST %(front)s/v1/generate -H 'X-Harness-JWT-Claims: {"sub":"me","plan":"paid"}' \\
        -d '{"text":"Mitochondria make ATP. Ribosomes build proteins.","cards":2}'
 
-  # 4. a streamed tutor answer, event by event (docs/streaming.md)
-  curl -N -X POST %(front)s/v1/tutor/stream -H 'X-Device-ID: %(device)s' \\
+  # 4. a streamed tutor answer, event by event, through the Function URL (docs/streaming.md)
+  curl -N -X POST %(stream)s/v1/tutor/stream -H 'X-Device-ID: %(device)s' \\
        -d '{"stream":true,"question":"Why is the sky blue?","events":12,"intervalMs":150}'
-""" % {"front": front, "device": DEMO_DEVICE, "logs": os.path.relpath(os.path.join(stack.state, "bootstrap.log")),
+""" % {"front": front, "stream": stack.urls.get("stream", front), "device": DEMO_DEVICE, "logs": os.path.relpath(os.path.join(stack.state, "bootstrap.log")),
        "note": "(The session spent today's ceiling: unpaid calls now answer 503 daily_budget_exhausted until the\n"
                "next `make run`, whose moto starts empty. These three still answer as described.)\n"
                if stack.args.script else ""})
@@ -346,6 +360,8 @@ def main(argv=None):
     parser.add_argument("--instances", type=int, default=2, help="guest bootstrap processes (default 2)")
     parser.add_argument("--signed-in-instances", type=int, default=1,
                         help="bootstrap processes of the signed-in pool (default 1; 0 = one pool for all)")
+    parser.add_argument("--stream-instances", type=int, default=2,
+                        help="bootstrap processes of the stream pool when a route streams (default 2)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
     parser.add_argument("--script", type=int, choices=(0, 1), default=1, help="play the scripted session (1)")
     parser.add_argument("--check", action="store_true", help="exit after the session with its status")

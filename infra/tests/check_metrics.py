@@ -45,6 +45,9 @@ AWS_NAMESPACES = frozenset({"AWS/Lambda", "AWS/DynamoDB"})
 AWS_DASHBOARD_METRICS = frozenset({
     ("AWS/DynamoDB", "TransactionConflict", ("TableName",)),
     ("AWS/DynamoDB", "WriteThrottleEvents", ("TableName",)),
+    ("AWS/Lambda", "ConcurrentExecutions", ("FunctionName",)),
+    ("AWS/Lambda", "Throttles", ("FunctionName",)),
+    ("AWS/Lambda", "Errors", ("FunctionName",)),
 })
 DECISION_LOGGER = "attestgate.decision"
 FIXTURE = pathlib.Path(__file__).resolve().parent / "decision-lines.jsonl"

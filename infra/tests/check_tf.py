@@ -196,9 +196,9 @@ def main() -> int:
     for knob in ("lambda_memory_mb", "lambda_timeout_seconds"):
         expect(knob in str(function), f"function: {knob} variable used")
 
-    # Guests cannot starve signed-in users: one function per API (local.apis), each with its own reserved
-    # concurrency and its API stage's own throttle, and each API integrated with its own function.
-    expect(function.get("for_each") == "${local.apis}", "function: one per API (for_each = local.apis)")
+    # Guests cannot starve signed-in users: one function per API (local.apis, carried into local.functions
+    # below), each with its own reserved concurrency and its API stage's own throttle, and each API
+    # integrated with its own function.
     expect(function.get("reserved_concurrent_executions") == "${each.value.reserved_concurrency}",
            "function: reserved concurrency per pool")
     apis = str(tfload.locals_(parsed).get("apis", ""))
@@ -311,10 +311,38 @@ def main() -> int:
     expect("coalesce(r.stream, false)" in str(routes.get("metered_route_keys")),
            "API: streamed routes are not on the buffered HTTP APIs")
 
+    # Streams cannot starve guests: the Function URL invokes a function of its own (the same zip, role and
+    # environment: a key of local.functions), whose reserved concurrency is the URL's only throttle. Slow
+    # readers holding streams for maxStreamSeconds then fill that function, never the guest function that
+    # serves challenges, key registrations and the buffered routes.
+    stream_function = '${aws_lambda_function.attestgate["stream"].function_name}'
+    permission = tfload.resources(parsed, "aws_lambda_permission").get("stream_url", {})
+    for what, body in (("function URL", url), ("function URL permission (stream_url)", permission)):
+        target = str(body.get("function_name"))
+        expect('attestgate["guest"]' not in target and "each.key" not in target,
+               f"{what}: must not target the guest function (streams would take the guest API's executions): {target}")
+        expect(target == stream_function, f"{what}: targets the stream function ({stream_function}), not {target}")
+    functions = str(tfload.locals_(parsed).get("functions", ""))
+    expect(function.get("for_each") == "${local.functions}",
+           "function: one per pool (for_each = local.functions: each API's function and the stream function)")
+    expect("local.apis" in functions, "local.functions: every API's function (local.apis)")
+    stream_pool = re.search(r"\bstream = \{function_name = [^,]+, reserved_concurrency = ([\w.]+)\}", functions)
+    expect(bool(stream_pool) and stream_pool.group(1) == "var.stream_reserved_concurrency"
+           and "local.streaming_enabled ? {stream = " in functions,
+           "local.functions: a `stream` function when a route streams, with reserved_concurrency = "
+           "var.stream_reserved_concurrency (its own, not the guest's)")
+    expect(re.search(r"\bstream = \{", apis) is None, "local.apis: no API for the stream function (only the URL invokes it)")
+    stream_reserved = variables.get("stream_reserved_concurrency", {})
+    validation = str(stream_reserved.get("validation"))
+    expect("var.stream_reserved_concurrency >= 0" in validation and "floor(var.stream_reserved_concurrency)" in validation,
+           "stream_reserved_concurrency: a whole number, at least 0 (unreserved, -1, would let streams take the "
+           "account's shared pool and lift the cap on streamed spend)")
+
     alarms = tfload.resources(parsed, "aws_cloudwatch_metric_alarm")
     watched = {(unquote(a.get("namespace")), unquote(a.get("metric_name"))) for a in alarms.values()}
     for metric in [("AttestGate", "budget_warning"), ("AttestGate", "budget_exhausted"), ("AttestGate", "block"),
-                   ("AttestGate", "unavailable"), ("AWS/Lambda", "Errors"), ("AWS/DynamoDB", "TransactionConflict"),
+                   ("AttestGate", "unavailable"), ("AWS/Lambda", "Errors"), ("AWS/Lambda", "Throttles"),
+                   ("AWS/DynamoDB", "TransactionConflict"),
                    ("AWS/DynamoDB", "WriteThrottleEvents")]:
         expect(metric in watched, f"alarms: none on {metric[0]} {metric[1]}")
     for name, alarm in alarms.items():
@@ -323,6 +351,12 @@ def main() -> int:
                    f"alarm {name}: watches the table (TableName = aws_dynamodb_table.main.name)")
     for name, alarm in alarms.items():
         expect(alarm.get("alarm_actions") == "${local.alarm_actions}", f"alarm {name}: actions from the SNS variable")
+    # The stream function is watched wherever the guest function is: its errors and its throttles (a full
+    # stream pool answering 429) have an alarm per function, as the guest's do.
+    for name, alarm in alarms.items():
+        if unquote(alarm.get("namespace")) == "AWS/Lambda":
+            expect(alarm.get("for_each") == "${local.functions}",
+                   f"alarm {name}: one per function, the stream function's included (for_each = local.functions)")
 
     # Documentation: every variable and output has a description and a row in infra/README.md.
     readme = (tfload.INFRA / "README.md").read_text() if (tfload.INFRA / "README.md").exists() else ""
