@@ -48,9 +48,14 @@ resource "aws_lambda_function" "attestgate" {
     variables = local.function_environment
   }
 
+  # JSON, so Lambda's log-level filter reads our lines' `level` (docs/operations.md, "Log lines"). The application
+  # level stays INFO: the decision lines every metric and alarm is made from are INFO lines, and Lambda drops
+  # lines below the level it is given (LOG_LEVEL mutes our diagnostic lines, never those).
   logging_config {
-    log_format = "Text"
-    log_group  = aws_cloudwatch_log_group.function[each.key].name
+    log_format            = "JSON"
+    application_log_level = "INFO"
+    system_log_level      = "WARN"
+    log_group             = aws_cloudwatch_log_group.function[each.key].name
   }
 
   depends_on = [aws_iam_role_policy.function]

@@ -54,6 +54,7 @@ locals {
       UPSTREAM_AUTH_HEADER               = var.upstream_auth_header
       ROUTES                             = local.routes_json
       LOG_LEVEL                          = var.log_level
+      POWERTOOLS_SERVICE_NAME            = local.name
     } : k => v if v != ""
   }
 

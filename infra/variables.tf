@@ -407,12 +407,12 @@ variable "routes" {
 }
 
 variable "log_level" {
-  description = "LOG_LEVEL: debug, info, warning or error."
+  description = "LOG_LEVEL: debug, info, warn (or warning) or error; the function's lines say DEBUG, INFO, WARN, ERROR."
   type        = string
   default     = "info"
 
   validation {
-    condition     = contains(["debug", "info", "warning", "error"], var.log_level)
+    condition     = contains(["debug", "info", "warn", "warning", "error"], var.log_level)
     error_message = "log_level must be debug, info, warning or error."
   }
 }

@@ -105,6 +105,9 @@ import Testing
         ("ATTESTGATE_ENV", "staging", "config.invalid_value ATTESTGATE_ENV"),
         ("GATE_MODE", "ENFORCE!", "config.invalid_value GATE_MODE"),
         ("LOG_LEVEL", "loud", "config.invalid_value LOG_LEVEL"),
+        ("AWS_LAMBDA_LOG_LEVEL", "WARN", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
+        ("AWS_LAMBDA_LOG_LEVEL", "FATAL", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
+        ("AWS_LAMBDA_LOG_LEVEL", "chatty", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
         ("CHALLENGE_TTL_SECONDS", "-5", "config.invalid_number CHALLENGE_TTL_SECONDS"),
         ("CHALLENGE_TTL_SECONDS", "1e3", "config.invalid_number CHALLENGE_TTL_SECONDS"),
         ("CHALLENGE_TTL_SECONDS", "999999", "config.invalid_number CHALLENGE_TTL_SECONDS"),
@@ -124,6 +127,30 @@ import Testing
     ])
     func badOrContradictorySettingsAreNamed(variable: String, value: String, expected: String) {
         #expect(reasons(Self.minimal.with(variable, value)) == [expected])
+    }
+
+    /// Lambda's application log level (advanced logging controls) and its environment: the more severe of it and
+    /// `LOG_LEVEL` is ours; Powertools' `service`, `function_name` and `function_memory_size` on every line.
+    @Test func lambdasLogLevelAndNamesAreHonoured() throws {
+        let lambda = Self.minimal.with("AWS_LAMBDA_FUNCTION_NAME", "attestgate-prod-guest")
+            .with("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "256")
+        let plain = try Configuration(environment: lambda)
+        #expect(plain.logMetadata["service"] == .string("attestgate"))
+        #expect(plain.logMetadata["function_name"] == .string("attestgate-prod-guest"))
+        #expect(plain.logMetadata["function_memory_size"] == .int(256))
+        #expect(try Configuration(environment: lambda.with("AWS_LAMBDA_LOG_LEVEL", "TRACE")).logLevel == .info)
+        #expect(
+            try Configuration(environment: lambda.with("LOG_LEVEL", "debug").with("AWS_LAMBDA_LOG_LEVEL", "INFO"))
+                .logLevel == .info
+        )
+        #expect(
+            try Configuration(environment: lambda.with("LOG_LEVEL", "warn").with("AWS_LAMBDA_LOG_LEVEL", "DEBUG"))
+                .logLevel == .warning
+        )
+        #expect(
+            try Configuration(environment: lambda.with("POWERTOOLS_SERVICE_NAME", "tutor-app")).logMetadata["service"]
+                == .string("tutor-app")
+        )
     }
 
     /// SHA-256 digests of "a" and "b", base64url as Play Integrity reports them.

@@ -41,7 +41,7 @@ import WireContract
             #expect(rebound.json?["binding"] == .string("rebound"))
             #expect(
                 app.logs.objects.contains {
-                    $0["message"] == .string("app attest key rebound") && $0["level"] == .string("warning")
+                    $0["message"] == .string("app attest key rebound") && $0["level"] == .string("WARN")
                 }
             )
             let afterReinstall = try await client.metered(&phone)

@@ -91,7 +91,15 @@ struct BootstrapTests {
         // Every line the invocation logged carries its request id.
         let logs = try await harness.get("/logs").arrayValue ?? []
         let lines = logs.compactMap { $0["line"]?.stringValue }.compactMap { try? JSONValue.parse(Array($0.utf8)) }
-        #expect(lines.allSatisfy { $0["requestId"] != nil || $0["harness"] != nil })
+        #expect(lines.allSatisfy { $0["function_request_id"] != nil || $0["harness"] != nil })
+        // Powertools' keys, as Logs Insights queries and dashboards built for them expect (docs/operations.md).
+        let decision = try #require(lines.first { $0["logger"] == .string("attestgate.decision") })
+        #expect(decision["level"] == .string("INFO") && decision["message"] == .string("decision"))
+        #expect(decision["service"] == .string("attestgate") && decision["cold_start"] == .bool(true))
+        #expect(decision["function_name"]?.stringValue?.isEmpty == false)
+        #expect(decision["xray_trace_id"]?.stringValue?.hasPrefix("1-") == true)
+        let timestamp = decision["timestamp"]?.stringValue ?? ""
+        #expect(timestamp.utf8.count == 24 && timestamp.hasSuffix("Z") && timestamp.dropFirst(10).hasPrefix("T"))
     }
 
     @Test func signedInCallersComeThroughTheHarnessClaimsHeader() async throws {
@@ -325,6 +333,6 @@ struct BootstrapTests {
         let decisions = lines.filter { $0["logger"] == .string("attestgate.decision") }
         #expect(decisions.count == 1)
         #expect(decisions.first?["status"] == .int(200))
-        #expect(!lines.contains { $0["level"] == .string("info") && $0["logger"] != .string("attestgate.decision") })
+        #expect(!lines.contains { $0["level"] == .string("INFO") && $0["logger"] != .string("attestgate.decision") })
     }
 }

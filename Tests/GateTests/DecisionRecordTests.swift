@@ -83,7 +83,7 @@ import Testing
         let decisions = sink.objects.filter { $0["logger"] == .string("attestgate.decision") }
         #expect(decisions.count == 1)
         #expect(decisions.first?["block"] == .int(1))
-        #expect(decisions.first?["level"] == .string("info"))
+        #expect(decisions.first?["level"] == .string("INFO"))
         #expect(sink.lines.count == (level <= .info ? 2 : 1))
     }
 }

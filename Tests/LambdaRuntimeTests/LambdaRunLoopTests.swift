@@ -105,10 +105,27 @@ final class ScriptedHandler: LambdaHandler {
         _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
         let other = handler.coldStartSink.objects
         #expect(other.count == 1)
-        #expect(other.first?["requestId"]?.stringValue == "r-77")
+        #expect(other.first?["function_request_id"]?.stringValue == "r-77")
         let handling = sink.objects.filter { $0["message"]?.stringValue == "handling" }
         #expect(handling.count == 1)
-        #expect(handling.first?["requestId"]?.stringValue == "r-77")
+        #expect(handling.first?["function_request_id"]?.stringValue == "r-77")
+    }
+
+    @Test func linesCarryPowertoolsKeysAndOnlyTheFirstInvocationIsAColdStart() async {
+        let client = FakeRuntimeAPIClient([
+            invocation("r-1", trace: "Root=1-abc;Parent=2;Sampled=1"), invocation("r-2"),
+        ])
+        let handler = ScriptedHandler()
+        _ = await LambdaRunLoop(client: client, handler: handler, logger: logger).run()
+        let handling = sink.objects.filter { $0["message"]?.stringValue == "handling" }
+        #expect(handling.count == 2)
+        #expect(handling.first?["cold_start"] == .bool(true) && handling.last?["cold_start"] == .bool(false))
+        #expect(handling.first?["xray_trace_id"] == .string("1-abc") && handling.last?["xray_trace_id"] == nil)
+        #expect(
+            handling.allSatisfy {
+                $0["level"] == .string("INFO") && $0["timestamp"]?.stringValue?.hasSuffix("Z") == true
+            }
+        )
     }
 }
 

@@ -1,6 +1,9 @@
 internal import Glibc
 
-/// A structured logger that writes one JSON object per line.
+/// A structured logger that writes one JSON object per line, with the keys AWS's own tools read: `level`
+/// (`DEBUG`, `INFO`, `WARN`, `ERROR`, which Lambda's log-level filtering understands), `message`, `timestamp`
+/// (RFC 3339, UTC, milliseconds), then the call's fields and the metadata (Powertools' `service`, `cold_start`,
+/// `function_name`, `function_request_id`, `xray_trace_id`…; docs/operations.md, "Log lines").
 ///
 /// Messages are static text; everything variable goes into fields, which are serialised as JSON values,
 /// so a client-controlled string can never break out of its field or forge another one. Evidence,
@@ -12,20 +15,26 @@ public struct Logger: Sendable {
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        /// The name used in `LOG_LEVEL` and in the `level` field.
+        /// The name in the `level` field: Powertools' and Lambda's (`WARN`, not `warning`).
         public var name: String {
             switch self {
-            case .debug: "debug"
-            case .info: "info"
-            case .warning: "warning"
-            case .error: "error"
+            case .debug: "DEBUG"
+            case .info: "INFO"
+            case .warning: "WARN"
+            case .error: "ERROR"
             }
         }
 
-        /// Parses a `LOG_LEVEL` value (case-insensitive); nil when it is not a level name.
+        /// Parses a `LOG_LEVEL` or `AWS_LAMBDA_LOG_LEVEL` value (case-insensitive): `debug`, `info`,
+        /// `warn`/`warning`, `error`, and Lambda's `trace` (as debug) and `fatal` (as error); nil otherwise.
         public init?(name: String) {
-            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
-            self = level
+            switch name.lowercased() {
+            case "trace", "debug": self = .debug
+            case "info": self = .info
+            case "warn", "warning": self = .warning
+            case "error", "fatal": self = .error
+            default: return nil
+            }
         }
     }
 
@@ -34,11 +43,26 @@ public struct Logger: Sendable {
     /// Fields attached to every line (the invocation's `requestId`, for example).
     public var metadata: [String: JSONValue]
     private let sink: any LogSink
+    /// The wall clock of the `timestamp` key, in Unix milliseconds.
+    private let clock: @Sendable () -> Int64
 
-    public init(level: Level = .info, metadata: [String: JSONValue] = [:], sink: any LogSink = StandardErrorSink()) {
+    public init(
+        level: Level = .info,
+        metadata: [String: JSONValue] = [:],
+        sink: any LogSink = StandardErrorSink(),
+        clock: @escaping @Sendable () -> Int64 = Logger.realTimeMillis
+    ) {
         self.level = level
         self.metadata = metadata
         self.sink = sink
+        self.clock = clock
+    }
+
+    /// The real time in Unix milliseconds (`CLOCK_REALTIME`).
+    public static func realTimeMillis() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// A copy of this logger that adds `value` under `key` on every line.
@@ -63,9 +87,10 @@ public struct Logger: Sendable {
     private func write(_ level: Level, _ message: String, _ fields: [String: JSONValue]) {
         let task = Logger.taskMetadata
         var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(2 + fields.count + metadata.count + task.count)
+        members.reserveCapacity(3 + fields.count + metadata.count + task.count)
         members.append((key: "level", value: .string(level.name)))
         members.append((key: "message", value: .string(message)))
+        members.append((key: "timestamp", value: .string(RFC3339.utc(millis: clock()))))
         for (key, value) in fields { members.append((key: key, value: value)) }
         for (key, value) in metadata { members.append((key: key, value: value)) }
         for (key, value) in task { members.append((key: key, value: value)) }

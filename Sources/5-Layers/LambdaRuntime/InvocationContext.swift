@@ -11,7 +11,7 @@ package struct InvocationContext: Sendable {
     package let invokedFunctionARN: String
     /// `Lambda-Runtime-Trace-Id`, also exported as `_X_AMZN_TRACE_ID` for this invocation.
     package let traceID: String?
-    /// The logger for this invocation: every line carries `requestId`.
+    /// The logger for this invocation: every line carries `function_request_id`.
     package let logger: Logger
 
     package init(requestID: String, deadline: Date, invokedFunctionARN: String, traceID: String?, logger: Logger) {
@@ -19,7 +19,7 @@ package struct InvocationContext: Sendable {
         self.deadline = deadline
         self.invokedFunctionARN = invokedFunctionARN
         self.traceID = traceID
-        self.logger = logger.with("requestId", .string(requestID))
+        self.logger = logger.with("function_request_id", .string(requestID))
     }
 
     /// Reads the context from `/next`'s headers.
@@ -67,5 +67,25 @@ package struct InvocationContext: Sendable {
         var budget = remainingTime(now: now) - margin
         if let cap, budget > cap { budget = cap }
         return max(budget, .milliseconds(1))
+    }
+
+    /// The Powertools keys of this invocation's lines: `function_request_id`, `function_arn`, `xray_trace_id` (the
+    /// trace header's `Root`) and `cold_start` (the first invocation of this instance).
+    package func logMetadata(coldStart: Bool) -> [String: JSONValue] {
+        var metadata: [String: JSONValue] = [
+            "function_request_id": .string(requestID), "cold_start": .bool(coldStart),
+        ]
+        if !invokedFunctionARN.isEmpty { metadata["function_arn"] = .string(invokedFunctionARN) }
+        if let root = traceID.flatMap(Self.traceRoot) { metadata["xray_trace_id"] = .string(root) }
+        return metadata
+    }
+
+    /// `Root=1-…` of an X-Ray trace header (`Root=1-5759e988-bd862e3fe1be46a994272793;Parent=…;Sampled=1`); the
+    /// header itself when it has no `Root`. At most 64 characters: the header comes from Lambda, kept bounded anyway.
+    static func traceRoot(_ header: String) -> String? {
+        for part in header.split(separator: ";") where part.hasPrefix("Root=") {
+            return String(part.dropFirst(5).prefix(64))
+        }
+        return header.isEmpty ? nil : String(header.prefix(64))
     }
 }

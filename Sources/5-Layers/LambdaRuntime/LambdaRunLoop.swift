@@ -34,6 +34,8 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
     private let traceIDExporter: any TraceIDExporter
     /// Converts the invocation's wall-clock deadline for a streamed response's `sendBy`.
     private let clock: any WallClock
+    /// Whether an invocation was served yet: the first one's lines say `cold_start: true`.
+    private let started = StartedFlag()
 
     package init(
         client: Client,
@@ -84,6 +86,7 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
 
         traceIDExporter.export(context.traceID)
         let log = context.logger
+        let metadata = context.logMetadata(coldStart: started.claimFirst())
         let response: LambdaResponse
         // The handler may start its streamed POST early (`StreamStart`); what it answers then goes through it.
         let client = self.client
@@ -92,7 +95,7 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
             try client.startStreaming(requestID: requestID, contentType: StreamedResponse.httpIntegrationContentType)
         }
         do {
-            response = try await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
+            response = try await Logger.$taskMetadata.withValue(metadata) {
                 try await StreamStart.$current.withValue(streamStart) {
                     try await handler.respond(to: invocation.body, context: context)
                 }
@@ -127,7 +130,7 @@ package struct LambdaRunLoop<Client: RuntimeAPIClient, Handler: LambdaHandler>: 
                 let last = ContinuousClock.now + left - StreamedResponse.abandonMargin
                 streamed.sendBy = min(streamed.sendBy ?? last, last)
                 // The body is produced inside this call: its log lines carry the request id too.
-                let failure = await Logger.$taskMetadata.withValue(["requestId": .string(context.requestID)]) {
+                let failure = await Logger.$taskMetadata.withValue(metadata) {
                     () async -> RuntimeAPIError? in
                     do throws(RuntimeAPIError) {
                         if let started = streamStart.started {

@@ -43,7 +43,7 @@ package enum Application {
             }
             return (.diagnostics(DiagnosticsHandler()), configuration)
         }
-        let logger = Logger(level: configuration.logLevel)
+        let logger = Logger(level: configuration.logLevel, metadata: configuration.logMetadata)
         let gate = try await makeGate(
             configuration: configuration,
             environment: environment,

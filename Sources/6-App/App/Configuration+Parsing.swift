@@ -138,6 +138,27 @@ extension Configuration {
             }
         }
         logLevel = reader.choice("LOG_LEVEL", default: .info, parse: Logger.Level.init(name:))
+        // Lambda's own application log-level filter (advanced logging controls, JSON log format): lines below it
+        // are dropped by Lambda, so the more severe of the two is ours, and one above INFO would drop the
+        // decision lines every metric and alarm is made from (docs/operations.md, "Log lines").
+        if let text = env["AWS_LAMBDA_LOG_LEVEL"] {
+            if let lambdaLevel = Logger.Level(name: text), lambdaLevel <= .info {
+                logLevel = max(logLevel, lambdaLevel)
+            } else {
+                reader.problem(
+                    .invalidValue,
+                    "AWS_LAMBDA_LOG_LEVEL",
+                    "the function's application log level must be INFO, DEBUG or TRACE: Lambda drops the INFO decision lines below it"
+                )
+            }
+        }
+        logMetadata = ["service": .string(String((env["POWERTOOLS_SERVICE_NAME"] ?? "attestgate").prefix(128)))]
+        if let name = env["AWS_LAMBDA_FUNCTION_NAME"] {
+            logMetadata["function_name"] = .string(String(name.prefix(140)))
+        }
+        if let memory = env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"].flatMap({ Int64($0) }) {
+            logMetadata["function_memory_size"] = .int(memory)
+        }
         allowSeedRelease = reader.choice("ALLOW_SEED_RELEASE", default: false, parse: { Bool($0) })
 
         // Contradictions between settings.

@@ -105,6 +105,9 @@ package struct Configuration: Sendable {
     package var upstream = Upstream(baseURL: "", apiKey: .file(""), authHeader: "Authorization")
     package var routes: [MeteredRoute] = Configuration.defaultRoutes
     package var logLevel: Logger.Level = .info
+    /// Powertools' keys of every line, from Lambda's environment: `service` (`POWERTOOLS_SERVICE_NAME`,
+    /// default `attestgate`), `function_name`, `function_memory_size`.
+    package var logMetadata: [String: JSONValue] = [:]
     /// `ALLOW_SEED_RELEASE=true`: a route may use `release: seed` in production.
     package var allowSeedRelease = false
 

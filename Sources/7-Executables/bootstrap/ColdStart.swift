@@ -30,7 +30,7 @@ enum ColdStart {
                 clock: SystemClock()
             )
             handler = built
-            logger = Logger(level: configuration.logLevel)
+            logger = Logger(level: configuration.logLevel, metadata: configuration.logMetadata)
         } catch {
             let (type, message) = InitFailure.describe(error)
             startupLogger.error("init failed", ["errorType": .string(type), "errors": .string(message)])
