@@ -86,7 +86,12 @@ resource "aws_lambda_function" "attestgate" {
     # infra/tests/check_tf.py; length() counts characters, so non-ASCII text weighs more on AWS than here.
     precondition {
       condition     = sum([for k, v in local.function_environment : length(k) + length(v)]) <= 4096
-      error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table cannot be carried in the environment (a ROUTES file in the zip or a parameter read at start is not built yet): see infra/README.md, \"The 4 KB environment\"."
+      error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table travels in the zip: set routes_in_package = true (infra/README.md, \"The 4 KB environment\")."
+    }
+    precondition {
+      # The zip carries exactly this route table (make package ROUTES_FILE=..., which writes the hash beside it).
+      condition     = !var.routes_in_package || try(trimspace(file("${var.package_zip}.routes.sha256")), "") == sha256(local.routes_json)
+      error_message = "routes_in_package = true needs the zip built with this routes table: infra/routes-file.sh build/routes.json, then make package ROUTES_FILE=build/routes.json (infra/README.md, \"The 4 KB environment\")."
     }
     precondition {
       condition     = var.jwt_issuer == "" || length(var.jwt_audience) > 0

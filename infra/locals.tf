@@ -52,9 +52,11 @@ locals {
       UPSTREAM_URL                       = var.upstream_url
       UPSTREAM_API_KEY_SECRET_ARN        = aws_secretsmanager_secret.upstream_api_key.arn
       UPSTREAM_AUTH_HEADER               = var.upstream_auth_header
-      ROUTES                             = local.routes_json
-      LOG_LEVEL                          = var.log_level
-      POWERTOOLS_SERVICE_NAME            = local.name
+      # A table too large for the 4 KB environment travels in the zip instead (routes_in_package).
+      ROUTES                  = var.routes_in_package ? "" : local.routes_json
+      ROUTES_FILE             = var.routes_in_package ? "routes.json" : ""
+      LOG_LEVEL               = var.log_level
+      POWERTOOLS_SERVICE_NAME = local.name
     } : k => v if v != ""
   }
 

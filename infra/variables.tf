@@ -486,3 +486,9 @@ variable "function_throttles_threshold" {
   type        = number
   default     = 0
 }
+
+variable "routes_in_package" {
+  description = "Ship the routes in the zip (ROUTES_FILE=routes.json) instead of the ROUTES variable, for a table too large for Lambda's 4 KB environment. The zip must be built with the same table: infra/routes-file.sh build/routes.json && make package ROUTES_FILE=build/routes.json (a plan-time precondition compares their SHA-256)."
+  type        = bool
+  default     = false
+}

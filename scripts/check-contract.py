@@ -18,8 +18,10 @@ import re
 import sys
 
 SETTING_CALL = re.compile(
-    r'(?:env|environment)\["([A-Z_][A-Z0-9_]*)"\]|reader\.(?:required|choice|number|list|url|headerName)\(\s*"([A-Z_][A-Z0-9_]*)"'
-    r'|(?:reader\.)?\b(?:required|choice|number|list|url|headerName)\(\s*"([A-Z_][A-Z0-9_]*)"')
+    r'(?:env|environment)\["([A-Z_][A-Z0-9_]*)"\]|reader\.(?:required|choice|number|list|url|headerName|dollars)\(\s*"([A-Z_][A-Z0-9_]*)"'
+    r'|(?:reader\.)?\b(?:required|choice|number|list|url|headerName|dollars)\(\s*"([A-Z_][A-Z0-9_]*)"')
+# Configuration+EnvironmentSize.swift's two lists of names, which must cover exactly the settings the code reads.
+NAME_LIST = re.compile(r"static let (deployedSettingNames|lambdaSetNames): Set<String> = \[(.*?)\]", re.S)
 SECRET_CALL = re.compile(r'\bsecret\(\s*"([A-Z_][A-Z0-9_]*)"\s*\)')
 ROUTE_FIELDS = re.compile(r"routeFields\s*:\s*Set<String>\s*=\s*\[(.*?)\]", re.S)
 # The refusals the code can answer: the constants of `Refusal` (Sources/2-Core/AttestCore/Refusal.swift),
@@ -67,6 +69,14 @@ def main(argv):
             settings.update({match.group(1) + "_SECRET_ARN", match.group(1) + "_FILE"})
         for match in ROUTE_FIELDS.finditer(text):
             fields.update(re.findall(r'"([A-Za-z]+)"', match.group(1)))
+    size_file = read(os.path.join(root, "Sources", "6-App", "App", "Configuration+EnvironmentSize.swift"))
+    listed = set()
+    for match in NAME_LIST.finditer(size_file):
+        listed.update(re.findall(r'"([A-Z_][A-Z0-9_]*)"', match.group(2)))
+    for name in sorted(settings - listed):
+        problems.append("setting %s is read by the code but in neither list of Configuration+EnvironmentSize.swift" % name)
+    for name in sorted(listed - settings):
+        problems.append("Configuration+EnvironmentSize.swift lists %s, which the code does not read" % name)
     if not settings or not fields:
         problems.append("found no settings or no route fields in Sources/6-App/App: is this check still reading them?")
     for name in sorted(settings):

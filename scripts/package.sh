@@ -29,7 +29,10 @@
 # Environment: SWIFT (swift), BIN_DIR (the release bin dir; default asks swift), OUT_DIR (build),
 #              STRIP (1: strip symbols from the binaries; 0 keeps them for symbolicated crash logs),
 #              RECOMPRESS (1: advzip -3 re-deflates every entry with 7-Zip's deflate, still plain deflate
-#              for Lambda: ~3.5 % smaller than zip -9 for ~40 s of CPU; 0 skips it).
+#              for Lambda: ~3.5 % smaller than zip -9 for ~40 s of CPU; 0 skips it),
+#              ROUTES_FILE (a route table too large for Lambda's 4 KB environment: shipped as routes.json at the
+#              zip's root, read with ROUTES_FILE=routes.json; its SHA-256 is written beside the zip as
+#              attestgate-lambda.zip.routes.sha256, which infra/ checks against its routes; docs/deploy.md).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -174,6 +177,14 @@ for pem in pems:
 PY
 
 for l in "${LINKS[@]}"; do ln -s bootstrap "$STAGE/$l"; done
+rm -f "$ZIP.routes.sha256"
+if [[ -n "${ROUTES_FILE:-}" ]]; then
+    [[ -f "$ROUTES_FILE" ]] || die "ROUTES_FILE=$ROUTES_FILE is not a file"
+    python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert isinstance(v, list) and v' "$ROUTES_FILE" \
+        || die "ROUTES_FILE=$ROUTES_FILE is not a non-empty JSON list"
+    install -m 0644 "$ROUTES_FILE" "$STAGE/routes.json"
+    sha256sum "$ROUTES_FILE" | cut -d' ' -f1 > "$ZIP.routes.sha256"
+fi
 
 # Deterministic-ish zip: fixed mtimes, sorted entries, unix modes kept (bootstrap must stay executable), links
 # stored as links (-y).

@@ -129,6 +129,32 @@ import Testing
         #expect(reasons(Self.minimal.with(variable, value)) == [expected])
     }
 
+    /// `ROUTES_FILE`: the route table from a file (in the zip: relative to `LAMBDA_TASK_ROOT`), never with `ROUTES`.
+    @Test func routesFromAFileInTheZip() throws {
+        let table = #"[{"method":"POST","path":"/v1/summary","feature":"summary"}]"#
+        var asked: [String] = []
+        let config = try Configuration(
+            environment: Self.minimal.with("ROUTES_FILE", "routes.json").with("LAMBDA_TASK_ROOT", "/var/task"),
+            readFile: { path in
+                asked.append(path)
+                return .success(Array(table.utf8))
+            }
+        )
+        #expect(asked == ["/var/task/routes.json"])
+        #expect(config.routes.map(\.feature) == ["summary"])
+        let both = problems(Self.minimal.with("ROUTES_FILE", "/etc/routes.json").with("ROUTES", table))
+        #expect(both.contains { $0.variable == "ROUTES_FILE" && $0.detail.contains("not both") })
+        do {
+            _ = try Configuration(
+                environment: Self.minimal.with("ROUTES_FILE", "/nowhere/routes.json"),
+                readFile: { _ in .failure(SecretSourceError(.notFound)) }
+            )
+            Issue.record("an unreadable ROUTES_FILE was accepted")
+        } catch {
+            #expect(error.problems.map { "\($0.reason.slug) \($0.variable)" } == ["config.invalid_value ROUTES_FILE"])
+        }
+    }
+
     /// Lambda's application log level (advanced logging controls) and its environment: the more severe of it and
     /// `LOG_LEVEL` is ours; Powertools' `service`, `function_name` and `function_memory_size` on every line.
     @Test func lambdasLogLevelAndNamesAreHonoured() throws {

@@ -1,3 +1,4 @@
+import Glibc
 import AttestCore
 import Testing
 
@@ -29,6 +30,39 @@ import Testing
         #expect(json["result"] == .string("invalid"))
         let errors = (json["errors"]?.arrayValue ?? []).compactMap { $0["error"]?.stringValue }
         #expect(errors == ["config.missing_setting", "config.development_app_attest_in_production"])
+    }
+
+    /// Lambda's 4 KB environment: a large route table is refused by `config check` (as by `terraform plan`), and
+    /// the same table shipped as a file (`ROUTES_FILE`) is not.
+    @Test func anEnvironmentOverLambdasQuotaIsRefusedAndTheFileCarriesIt() async throws {
+        let routes = JSONValue.array(
+            (0..<40).map { index in
+                .object([
+                    "method": "POST", "path": .string("/v1/feature-\(index)"), "feature": .string("feature_\(index)"),
+                    "allowance": .object(["firstDay": 20, "laterDays": 10]),
+                ])
+            }
+        )
+        let text = String(decoding: routes.serializedBytes, as: UTF8.self)
+        #expect(text.utf8.count > 4096)
+        var large = Self.valid
+        large["ROUTES"] = text
+        let refused = await CLIRunner.run(["config", "check"], environment: large)
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("config.environment_too_large"))
+
+        let path = "/tmp/attestgate-routes-\(getpid()).json"
+        let file = fopen(path, "w")
+        fputs(text, file)
+        fclose(file)
+        defer { unlink(path) }
+        var shipped = Self.valid
+        shipped["ROUTES_FILE"] = path
+        let accepted = await CLIRunner.run(["config", "check"], environment: shipped)
+        #expect(accepted.status == 0, "\(accepted.stdout)")
+        let json = try JSONValue.parse(Array(accepted.stdout.utf8))
+        #expect((json["environmentBytes"]?.intValue ?? 9999) < 4096)
+        #expect(json["configuration"]?["routes"]?.arrayValue?.count == 40)
     }
 
     @Test func usageErrorExits2() async {

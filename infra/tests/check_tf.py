@@ -18,7 +18,7 @@ API_MD = tfload.INFRA.parent / "docs" / "api.md"
 # comes from the function's `handler`, AWS_LAMBDA_LOG_LEVEL from its logging_config), and these exist only for
 # local runs.
 LAMBDA_SETS = {"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "_HANDLER",
-               "AWS_LAMBDA_LOG_LEVEL", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE"}
+               "AWS_LAMBDA_LOG_LEVEL", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "LAMBDA_TASK_ROOT"}
 LOCAL_ONLY_NAMES = {"DYNAMODB_ENDPOINT"}  # plus every *_FILE variant, read from the contract
 # Lambda's quota on a function's environment: 4 KB for all its variables together (keys and values).
 ENV_LIMIT_BYTES = 4096
@@ -72,6 +72,7 @@ EXAMPLE_ENVIRONMENT = {
     "ROUTES": None,  # the routes under test
     "LOG_LEVEL": "info",
     "POWERTOOLS_SERVICE_NAME": "attestgate-production",
+    "ROUTES_FILE": "",
 }
 
 

@@ -148,6 +148,13 @@ def main() -> int:
             size = re.search(r"environment is (\d+) characters", error)
             print(f"tf_env_size: {len(check_tf.large_routes())} priced routes: plan refused by the precondition "
                   f"({size.group(1) if size else '?'} characters, limit 4096)")
+        # The same table shipped in the zip (routes_in_package): ROUTES_FILE replaces ROUTES, the plan passes.
+        packaged = plan(directory, {**EXAMPLE_VARS, "routes": check_tf.large_routes(), "routes_in_package": True})
+        if packaged.returncode != 0:
+            problems.append("the large routes shipped in the zip (routes_in_package) were refused:\n"
+                            + (packaged.stdout + packaged.stderr)[-1200:])
+        else:
+            print(f"tf_env_size: {len(check_tf.large_routes())} priced routes with routes_in_package: plan passes")
         # Every route field of the contract reaches ROUTES (Terraform drops attributes its type lacks).
         _, _, fields = check_tf.contract(check_tf.API_MD.read_text())
         unsampled = sorted(fields - set(FIELD_SAMPLES))

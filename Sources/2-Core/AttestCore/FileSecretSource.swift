@@ -14,6 +14,16 @@ package struct FileSecretSource: SecretSource {
     }
 
     package func readSecret() async throws(SecretSourceError) -> [UInt8] {
+        try Self.read(path, maxBytes: maxBytes).get()
+    }
+
+    /// The whole file at `path`, if it holds at most `maxBytes` (also for files that are not secrets: a route
+    /// table shipped in the zip, `ROUTES_FILE`). Synchronous: for cold start, before anything runs.
+    package static func read(_ path: String, maxBytes: Int) -> Result<[UInt8], SecretSourceError> {
+        Result { () throws(SecretSourceError) -> [UInt8] in try readAll(path, maxBytes: maxBytes) }
+    }
+
+    private static func readAll(_ path: String, maxBytes: Int) throws(SecretSourceError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -24,7 +34,7 @@ package struct FileSecretSource: SecretSource {
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { for index in chunk.indices { chunk[index] = 0 } }
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -1,4 +1,4 @@
-internal import AttestCore
+package import AttestCore
 internal import CivilTime
 internal import DeviceCheck
 internal import Dialects
@@ -9,7 +9,11 @@ internal import PlayIntegrity
 extension Configuration {
     /// Reads and validates every setting.
     /// - Throws: `ConfigurationError` listing every problem found.
-    package init(environment env: Environment) throws(ConfigurationError) {
+    /// - Parameter readFile: reads `ROUTES_FILE` (a bounded local read; tests pass their own).
+    package init(
+        environment env: Environment,
+        readFile: (String) -> Result<[UInt8], SecretSourceError> = { FileSecretSource.read($0, maxBytes: 256 * 1024) }
+    ) throws(ConfigurationError) {
         var reader = SettingsReader(env)
         self.init()
         environment = reader.choice("ATTESTGATE_ENV", default: .production)
@@ -128,7 +132,20 @@ extension Configuration {
             apiKey: upstreamKey ?? .file(""),
             authHeader: reader.headerName("UPSTREAM_AUTH_HEADER") ?? "Authorization"
         )
-        if let text = env["ROUTES"] {
+        if let path = env["ROUTES_FILE"] {
+            // A route table too large for Lambda's 4 KB environment, shipped in the zip (docs/deploy.md): a
+            // relative path is the function's code directory's.
+            let full = path.hasPrefix("/") ? path : (env["LAMBDA_TASK_ROOT"] ?? ".") + "/" + path
+            if env["ROUTES"] != nil {
+                reader.problem(.invalidValue, "ROUTES_FILE", "set ROUTES or ROUTES_FILE, not both")
+            }
+            switch readFile(full) {
+            case .success(let bytes):
+                routes = reader.routes(String(decoding: bytes, as: UTF8.self), gateMode: gateMode)
+            case .failure(let error):
+                reader.problem(.invalidValue, "ROUTES_FILE", "cannot read \(full): \(error.reason.slug) (at most 256 KiB)")
+            }
+        } else if let text = env["ROUTES"] {
             routes = reader.routes(text, gateMode: gateMode)
         } else {
             routes = Self.defaultRoutes.map { route in

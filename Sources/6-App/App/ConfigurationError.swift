@@ -49,6 +49,8 @@ package struct ConfigurationError: Error, Hashable, CustomStringConvertible {
         package static let deviceMarksWithoutDeviceCheck = Reason("config.device_marks_without_devicecheck")
         /// A development-only switch used in production.
         package static let developmentOnly = Reason("config.development_only")
+        /// The deployed settings take more than Lambda's 4 KB environment (`attestgate config check` only).
+        package static let environmentTooLarge = Reason("config.environment_too_large")
     }
 
     package let problems: [Problem]

@@ -15,11 +15,19 @@ enum ConfigCommand {
     }
 
     static func check(_ environment: Environment) -> (JSONValue, Int32) {
-        do {
+        let size = Configuration.environmentSizeProblem(environment)
+        do throws(ConfigurationError) {
             let configuration = try Configuration(environment: environment)
-            return (.object(["result": .string("valid"), "configuration": configuration.summary]), 0)
+            if let size { throw ConfigurationError([size]) }
+            return (
+                .object([
+                    "result": .string("valid"), "configuration": configuration.summary,
+                    "environmentBytes": .int(Int64(Configuration.deployedEnvironmentBytes(environment))),
+                ]), 0
+            )
         } catch {
-            return (.object(["result": .string("invalid"), "errors": error.summary]), 1)
+            let problems = error.problems + (size.map { [$0] } ?? []).filter { !error.problems.contains($0) }
+            return (.object(["result": .string("invalid"), "errors": ConfigurationError(problems).summary]), 1)
         }
     }
 }
