@@ -541,6 +541,19 @@ struct StreamingBootstrapTests {
         let kept = try await Self.costUsed()
         #expect(kept - settled > tokens * 1_000_000, "a cut stream kept \(kept - settled)")
         #expect((kept - settled) % 1_000_000 == 0)
+
+        // Each stream's settle writes its own line after the decision line: the settled cost and tokens with the
+        // money metrics by route and model (the dashboard's spend widgets); the cut one settles nothing.
+        let logs = try await harness.get("/logs").arrayValue ?? []
+        let lines = logs.compactMap { $0["line"]?.stringValue }.compactMap { try? JSONValue.parse(Array($0.utf8)) }
+        let settles = lines.filter { $0["event"] == .string("stream_settled") }
+        #expect(settles.count == 1)
+        let read = try #require(settles.first { $0["usage"] == .string("read") })
+        #expect(read["costMicros"] == .int(tokens * 1_000_000) && read["model"] == .string("fake"))
+        let spend = (read["_aws"]?["CloudWatchMetrics"]?.arrayValue ?? []).first {
+            $0["Dimensions"] == .array([.array([.string("environment"), .string("route"), .string("model")])])
+        }
+        #expect((spend?["Metrics"]?.arrayValue ?? []).contains { $0["Name"] == .string("costMicros") })
     }
 
     /// Gemini streams from `…:streamGenerateContent?alt=sse` (the query is part of the route's `upstreamPath`);

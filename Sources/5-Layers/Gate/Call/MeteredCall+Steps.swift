@@ -235,7 +235,15 @@ extension MeteredCall {
             // usage when the stream ends cleanly (a cut, a limit or a stream without usage keeps it).
             record.stream = true
             headers["content-type"] = Self.passedOn(contentType) ?? "text/event-stream"
-            let metered = meteredStream(stream, ceiling: ceiling, bound: call.bound, route: route, logger: call.logger)
+            let metered = meteredStream(
+                stream,
+                ceiling: ceiling,
+                bound: call.bound,
+                route: route,
+                model: record.model,
+                now: call.now,
+                logger: call.logger
+            )
             return GateResponse(status: status, headers: headers, body: [], stream: metered)
         }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {

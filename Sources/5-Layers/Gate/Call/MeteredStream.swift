@@ -1,43 +1,50 @@
 internal import AttestCore
 internal import Dialects
+internal import FoundationEssentials
 internal import Synchronization
 
 extension MeteredCall {
     /// The stream the client gets: for a known dialect, each piece also feeds the provider's usage reader,
     /// and a clean end settles the money reservation to the final usage; opaque routes pass the provider's
     /// stream on untouched (their reservation is the call-ceiling unit, which stays spent).
+    ///
+    /// The settle comes after the call's decision line, so it writes a line of its own through the same
+    /// record (`event: stream_settled`): the usage, the tokens and the cost settled, and with a `model` the
+    /// same money and token metrics a buffered call's decision line carries.
     func meteredStream(
         _ stream: UpstreamStream,
         ceiling: CeilingReservation?,
         bound: CallBound,
         route: MeteredRoute,
+        model: String?,
+        now: Date,
         logger: Logger
     ) -> UpstreamStream {
         guard route.dialect.isKnown else { return stream }
         let spendGuard = self.spendGuard
+        let base = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
+        let timestamp = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let source = UsageReadingSource(inner: stream.source, dialect: route.dialect) { usage in
+            var record = base
+            record.event = "stream_settled"
+            record.model = model
+            defer { record.emit(to: logger, timestampMillis: timestamp) }
             guard let usage else {
                 // Cut before its usage, over a limit, or never reported: the reservation stays whole.
-                logger.info("stream settled", ["usage": .string("missing")])
+                record.usage = "missing"
                 return
             }
-            var fields: [String: JSONValue] = [
-                "usage": .string("read"), "inputTokens": .int(Int64(usage.inputTokens)),
-                "outputTokens": .int(Int64(usage.outputTokens)),
-            ]
-            guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else {
-                logger.info("stream settled", fields)
-                return
-            }
-            fields["costMicros"] = .int(cost)
+            record.usage = "read"
+            record.inputTokens = Int64(usage.inputTokens)
+            record.outputTokens = Int64(usage.outputTokens)
+            guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else { return }
+            record.costMicros = cost
             do {
                 if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
-                    fields["costOverReservation"] = .bool(true)
-                    logger.warning("stream settled", fields)
-                    return
+                    record.costOverReservation = true
                 }
-                logger.info("stream settled", fields)
             } catch {
+                record.costMicros = nil
                 logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
             }
         }
