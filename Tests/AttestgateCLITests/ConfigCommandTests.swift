@@ -1,5 +1,5 @@
-import Glibc
 import AttestCore
+import Glibc
 import Testing
 
 @Suite struct ConfigCommandTests {

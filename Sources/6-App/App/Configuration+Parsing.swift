@@ -143,7 +143,11 @@ extension Configuration {
             case .success(let bytes):
                 routes = reader.routes(String(decoding: bytes, as: UTF8.self), gateMode: gateMode)
             case .failure(let error):
-                reader.problem(.invalidValue, "ROUTES_FILE", "cannot read \(full): \(error.reason.slug) (at most 256 KiB)")
+                reader.problem(
+                    .invalidValue,
+                    "ROUTES_FILE",
+                    "cannot read \(full): \(error.reason.slug) (at most 256 KiB)"
+                )
             }
         } else if let text = env["ROUTES"] {
             routes = reader.routes(text, gateMode: gateMode)
