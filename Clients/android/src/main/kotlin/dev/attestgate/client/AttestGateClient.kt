@@ -17,8 +17,9 @@ import java.util.Random
  * (docs/operations.md, the rollout's enforce criteria); a second refusal is [Outcome.AttestationRequired],
  * unless the [RemediationHook] fixes the install and one more attempt passes. When no token can be made,
  * the call goes without proof and the server's policy decides (a `monitor` route serves it, an `enforce`
- * route answers [Outcome.AttestationUnavailable]). Failures that spent nothing are retried by the
- * [RetryPolicy]. A call therefore makes at most 3 proved requests plus the policy's retries: it never loops.
+ * route answers [Outcome.AttestationUnavailable]). Failures that spent nothing (no connection, `503
+ * unavailable`, a transient Play error) are retried by the [RetryPolicy]; a connection lost after the
+ * request left is not, since the call may have been served and billed. A call therefore makes at most 3 proved requests plus the policy's retries: it never loops.
  *
  * The calls block: make them off the main thread (an executor, or `Dispatchers.IO` from coroutines).
  * One client serves any number of threads at once; each call uses its own challenge.
@@ -143,8 +144,12 @@ class AttestGateClient @JvmOverloads constructor(
         if (request.streamed) headers.add("Accept" to "text/event-stream")
         val response = try {
             transport.send(HttpRequest(request.method, config.baseUrl + request.path, headers, request.body))
-        } catch (error: IOException) {
+        } catch (error: NotSentException) {
+            if (token != null) challenges.offer(challenge) // it never reached the server
             return Step.Retry(Outcome.NetworkFailure(error), null)
+        } catch (error: IOException) {
+            // The call may have been admitted (and the provider paid) before its answer was lost: not repeated.
+            return Step.Done(Outcome.NetworkFailure(error))
         }
         keepNextChallenge(response)
         return answers.metered(response, request.streamed, proofSent = token != null, integrityError = integrityError)

@@ -63,6 +63,13 @@ class HttpResponse(
 class ResponseTooLargeException(val maxBytes: Int) : IOException("response body over $maxBytes bytes")
 
 /**
+ * The request never left: no connection could be made. Unlike any other [IOException] of [HttpTransport.send]
+ * (the request may have reached the server, and a metered call been admitted and billed, before its answer
+ * was lost), this one is safe to retry.
+ */
+class NotSentException(cause: IOException) : IOException("not sent: ${cause.message}", cause)
+
+/**
  * The client's one I/O boundary: send a request, get the head and a body stream. [UrlConnectionTransport]
  * is the implementation (`java.net.HttpURLConnection`, on Android and the JVM); tests wrap or script it.
  *
@@ -70,7 +77,10 @@ class ResponseTooLargeException(val maxBytes: Int) : IOException("response body 
  * silent resend is refused as a replay (the client decides what to retry, [RetryPolicy]).
  */
 interface HttpTransport {
-    /** @throws IOException when no answer head arrived (connection, timeout). */
+    /**
+     * @throws NotSentException when no connection could be made (nothing was sent);
+     * @throws IOException when no answer head arrived after the request may have been sent.
+     */
     @Throws(IOException::class)
     fun send(request: HttpRequest): HttpResponse
 }

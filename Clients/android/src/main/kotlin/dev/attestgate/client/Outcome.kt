@@ -81,7 +81,10 @@ sealed class Outcome {
      */
     data class InvalidRequest(val status: Int, val code: String?) : Outcome()
 
-    /** No answer arrived (no connection, a timeout, a broken answer) after the retry policy's attempts. */
+    /**
+     * No answer: no connection after the retry policy's attempts, or a connection lost after the request
+     * left (a timeout, a broken answer: not repeated by the client, since the call may have been served).
+     */
     class NetworkFailure(val cause: IOException) : Outcome() {
         override fun toString() = "NetworkFailure(${cause.javaClass.simpleName}: ${cause.message})"
     }

@@ -4,8 +4,8 @@ import java.util.Random
 
 /**
  * When the client tries a call again by itself: only for failures that spent nothing the user could lose
- * and that a moment's wait can cure: no answer at all, `503 unavailable`, a platform 5xx on the challenge
- * endpoint, a transient Play Integrity error. Never for a refusal that means "not now" (`quota_exhausted`,
+ * and that a moment's wait can cure: no connection (the request never left), `503 unavailable`, a platform
+ * 5xx or a lost answer on the challenge endpoint, a transient Play Integrity error. Never for a refusal that means "not now" (`quota_exhausted`,
  * `daily_budget_exhausted`: hours away) or "not this install" (`attestation_required`, whose single
  * recovery is separate), and never for `upstream_unavailable` (the provider may have billed the call).
  *

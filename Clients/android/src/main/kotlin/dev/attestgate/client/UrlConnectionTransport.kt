@@ -10,8 +10,9 @@ import java.net.URL
  * [HttpTransport] over `java.net.HttpURLConnection`, which Android and the JVM both have (no
  * `java.net.http`, which Android lacks).
  *
- * The body is sent in fixed-length streaming mode, which also stops the JDK from resending a POST by itself
- * after a broken connection; redirects are not followed and nothing is cached (the answers are
+ * The connection is opened first, so that a failure to connect is told apart ([NotSentException]: safe to
+ * retry) from one after the request may have left. The body is sent in fixed-length streaming mode, which
+ * also stops the JDK from resending a POST by itself after a broken connection; redirects are not followed and nothing is cached (the answers are
  * `no-store`). [readTimeoutMillis] bounds each read, so on a stream it is the longest silence between
  * two pieces, not the stream's length.
  */
@@ -32,8 +33,13 @@ class UrlConnectionTransport @JvmOverloads constructor(
             if (request.method != "GET") {
                 connection.doOutput = true
                 connection.setFixedLengthStreamingMode(request.body.size)
-                connection.outputStream.use { it.write(request.body) }
             }
+            try {
+                connection.connect()
+            } catch (error: IOException) {
+                throw NotSentException(error)
+            }
+            if (request.method != "GET") connection.outputStream.use { it.write(request.body) }
             val status = connection.responseCode
             val headers = LinkedHashMap<String, String>()
             for ((name, values) in connection.headerFields) {

@@ -147,6 +147,17 @@ class ClientFlowTest {
         assertTrue(outcome is Outcome.NetworkFailure)
         assertEquals(3, down.requests.size)
 
+        val lostAnswer = script { _, _ -> ScriptedTransport.lost() }
+        assertTrue(client(lostAnswer).post(path, body) is Outcome.NetworkFailure)
+        assertEquals(1, lostAnswer.to(path).size, "an answer lost after the request left is not repeated")
+
+        val refused = ScriptedTransport { request, _ ->
+            if (request.url.endsWith(AttestGateClient.CHALLENGE_PATH)) challengeAnswer() else broken()
+        }
+        assertTrue(client(refused).post(path, body) is Outcome.NetworkFailure)
+        assertEquals(3, refused.to(path).size, "a request that never left is retried")
+        assertEquals(1, refused.to(AttestGateClient.CHALLENGE_PATH).size, "with its unspent challenge")
+
         val upstream = script { _, _ -> refusal(502, "upstream_unavailable") }
         assertTrue(client(upstream).post(path, body) is Outcome.UpstreamUnavailable)
         assertEquals(1, upstream.to(path).size, "a provider failure may have been billed: not repeated")

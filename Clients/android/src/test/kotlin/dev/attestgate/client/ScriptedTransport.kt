@@ -37,7 +37,9 @@ class ScriptedTransport(private val answer: (HttpRequest, Int) -> HttpResponse) 
             WireHeaders.NEXT_CHALLENGE_EXPIRES to (System.currentTimeMillis() / 1000 + 300).toString()
         )
 
-        fun broken(): Nothing = throw IOException("connection refused (scripted)")
+        fun broken(): Nothing = throw NotSentException(IOException("connection refused (scripted)"))
+
+        fun lost(): Nothing = throw IOException("read timed out (scripted)")
     }
 }
 
