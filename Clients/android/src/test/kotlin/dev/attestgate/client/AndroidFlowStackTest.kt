@@ -164,6 +164,22 @@ class AndroidFlowStackTest {
     }
 
     @Test
+    fun aCutStreamJustEndsAndAProviderErrorArrivesAsAnEvent() {
+        val client = client(FakeGoogleIntegrity())
+        val cut = client.stream("POST", "/v1/tutor/stream",
+            "{\"stream\":true,\"question\":\"Why?\",\"events\":6,\"intervalMs\":10,\"cutAfter\":2}".toByteArray())
+        val cutEvents = (cut as Outcome.Streamed).events.use { it.readAll() }
+        assertEquals(2, cutEvents.size, "the events before the cut, then the end: ${cutEvents.map { it.data }}")
+        assertTrue(cutEvents.none { it.data == "[DONE]" }, "no [DONE]: the app can tell the answer is incomplete")
+
+        val failed = client.stream("POST", "/v1/tutor/stream",
+            "{\"stream\":true,\"question\":\"Why?\",\"events\":6,\"intervalMs\":10,\"errorAfter\":2}".toByteArray())
+        val failedEvents = (failed as Outcome.Streamed).events.use { it.readAll() }
+        assertEquals(3, failedEvents.size)
+        assertTrue(failedEvents.last().data.contains("\"error\""), failedEvents.last().data)
+    }
+
+    @Test
     fun parallelCallsOfOneInstallEachSpendTheirOwnChallenge() {
         val device = FakeGoogleIntegrity()
         val transport = RecordingTransport()
