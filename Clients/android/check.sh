@@ -30,7 +30,7 @@ kotlinc() {
 
 rm -rf "$out"
 mkdir -p "$out"
-echo "android-client: compiling src/main (kotlinc $(kotlinc -version 2>&1 | sed -n 's/.*kotlinc-jvm \([0-9.]*\).*/\1/p'))"
+echo "android-client: compiling src/main (Debian's kotlin $(dpkg-query -W -f='${Version}' kotlin), $(java -version 2>&1 | head -1))"
 find "$here/src/main" -name '*.kt' | sort >"$out/main.sources"
 kotlinc -d "$out/main" @"$out/main.sources"
 echo "android-client: compiling src/test"
