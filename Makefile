@@ -9,11 +9,11 @@ SWIFT_RELEASE := -c release --static-swift-stdlib --disable-local-rpath
 export PIP_BREAK_SYSTEM_PACKAGES := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 python3-pip zip unzip curl \
-	patchelf binutils python3-venv openssl advancecomp
+	patchelf binutils python3-venv openssl advancecomp openjdk-17-jdk-headless kotlin junit5
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
 .PHONY: help setup build test contention-check lint format unit-test link-check init-order run clean package package-check infra-check test-table \
-	demo run-check openapi-check api-fuzz ref-check stream-isolation-check
+	demo run-check openapi-check api-fuzz ref-check stream-isolation-check android-client-check
 
 ## help: every target with the first line of its `## target:` comment (scripts/make-help.py; ref-check
 ## fails when a target has none).
@@ -97,7 +97,7 @@ test-table: setup
 ## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
 ## with the single line `checks: N passed, 0 failed`.
 TEST_STAGES := lint ref-check openapi-check unit-test contention-check infra-check test-table fuzz-smoke link-check ci-ddb-local \
-	ci-ddb-selftest ddb-standin-check run-check stream-isolation-check api-fuzz
+	ci-ddb-selftest ddb-standin-check run-check stream-isolation-check android-client-check api-fuzz
 test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
@@ -133,6 +133,13 @@ run-check: build demo
 ## without building; else the release build.
 stream-isolation-check: $(if $(BOOTSTRAP_PATH),setup,build)
 	BOOTSTRAP_PATH=$(or $(BOOTSTRAP_PATH),.build/release/bootstrap) $(PYTHON) local-harness/stream_isolation_check.py
+
+## android-client-check: the Android library (Clients/android/README.md): Kotlin compiled with Debian's `kotlin`,
+## tested with Debian's `junit5` on the JVM, no network; its unit tests, then its flows against the local stack
+## with the release bootstrap (local-harness/client_stack.py: moto, fake Google, fake upstream, two fronts).
+## Clients/android/check.sh --unit runs the unit tests alone. The Play source set (src/play) is not compiled here.
+android-client-check: build
+	Clients/android/check.sh .build/release/bootstrap
 
 ## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only), and carries
 ## no test knob (scripts/knob-check.sh: resends, controls, log capture, key and certificate making).

@@ -2,7 +2,7 @@
 """`make ref-check`: every document a file in the repository points to is in the repository.
 
 A reader with a fresh clone must be able to follow every reference. This walks Sources, Tools, Tests,
-docs, local-harness, infra, scripts, fuzz and the top-level files (README.md, Makefile, Package.swift) and
+docs, local-harness, infra, scripts, fuzz, Clients and the top-level files (README.md, Makefile, Package.swift) and
 fails, naming file and line, on:
 
   - any mention of `design.md`, or of a path outside the repository (`../shared/`, `/work/shared`): the
@@ -28,10 +28,10 @@ import os
 import re
 import sys
 
-SCANNED = ["Sources", "Tools", "Tests", "docs", "local-harness", "infra", "scripts", "fuzz", "README.md",
+SCANNED = ["Sources", "Tools", "Tests", "docs", "local-harness", "infra", "scripts", "fuzz", "Clients", "README.md",
            "Makefile", "Package.swift", ".ci"]
 SKIPPED_DIRS = {".build", "build", ".state", "__pycache__", ".git", ".schemathesis", "Fixtures", "corpus"}
-TEXT_SUFFIXES = (".swift", ".md", ".py", ".sh", ".tf", ".tfvars", ".yaml", ".yml", ".txt", ".json", ".h", ".c",
+TEXT_SUFFIXES = (".swift", ".kt", ".md", ".py", ".sh", ".tf", ".tfvars", ".yaml", ".yml", ".txt", ".json", ".h", ".c",
                  ".modulemap", ".hcl", ".toml", ".cfg", ".ini")
 TEXT_NAMES = {"Makefile", "Package.swift", "run", "README"}
 
