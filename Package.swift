@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "CShims", dependencies: ["COpenSSL", "CCurl"], path: "Sources/1-C/CShims"),
 
         // Foundations shared by every layer above the C wrappers.
-        module("AttestCore", in: "Sources/2-Core", []),
+        module("AttestCore", in: "Sources/2-Core", ["CivilTime"]),
         module("CivilTime", in: "Sources/2-Core", []),
         module("Crypto", in: "Sources/3-Wrappers", ["COpenSSL", "CShims", "AttestCore"]),
         module("HTTPClient", in: "Sources/3-Wrappers", ["CCurl", "CShims", "AttestCore"]),

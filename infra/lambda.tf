@@ -89,6 +89,10 @@ resource "aws_lambda_function" "attestgate" {
       error_message = "The function's environment is ${sum([for k, v in local.function_environment : length(k) + length(v)])} characters (keys plus values); Lambda allows 4096 (4 KB) in all. ROUTES is the large one: leave out route fields that are at their defaults, and shorten models and prices to what the routes serve. A larger route table travels in the zip: set routes_in_package = true (infra/README.md, \"The 4 KB environment\")."
     }
     precondition {
+      condition     = var.environment != "production" || var.debug_tokens == "off" || var.debug_tokens_in_production == "allow"
+      error_message = "debug_tokens = \"on\" in production needs debug_tokens_in_production = \"allow\": the function refuses to start otherwise (docs/clients.md, \"Debug tokens\")."
+    }
+    precondition {
       # The zip carries exactly this route table (make package ROUTES_FILE=..., which writes the hash beside it).
       condition     = !var.routes_in_package || try(trimspace(file("${var.package_zip}.routes.sha256")), "") == sha256(local.routes_json)
       error_message = "routes_in_package = true needs the zip built with this routes table: infra/routes-file.sh build/routes.json, then make package ROUTES_FILE=build/routes.json (infra/README.md, \"The 4 KB environment\")."

@@ -37,6 +37,8 @@ locals {
       DEVICECHECK_ENDPOINT               = var.devicecheck_endpoint
       DEVICECHECK_BUDGET_PER_DEVICE      = tostring(var.devicecheck_budget_per_device)
       DEVICE_MARKS                       = var.device_marks == "off" ? "" : var.device_marks
+      DEBUG_TOKENS                       = var.debug_tokens == "off" ? "" : var.debug_tokens
+      DEBUG_TOKENS_IN_PRODUCTION         = var.debug_tokens_in_production == "refuse" ? "" : var.debug_tokens_in_production
       DEVICE_MARK_MONTHS                 = var.device_mark_months == 3 ? "" : tostring(var.device_mark_months)
       RISK_METRIC_MAX                    = var.risk_metric_max == 5 ? "" : tostring(var.risk_metric_max)
       APP_ATTEST_RECEIPT_ENDPOINT        = var.app_attest_receipt_endpoint

@@ -492,3 +492,25 @@ variable "routes_in_package" {
   type        = bool
   default     = false
 }
+
+variable "debug_tokens" {
+  description = "DEBUG_TOKENS: `on` accepts X-Debug-Token (attestgate debug-token) as layer-1 proof for simulators and CI (docs/clients.md, \"Debug tokens\"); refused in production unless debug_tokens_in_production = \"allow\". `off` (default)."
+  type        = string
+  default     = "off"
+
+  validation {
+    condition     = contains(["on", "off"], var.debug_tokens)
+    error_message = "debug_tokens must be \"on\" or \"off\"."
+  }
+}
+
+variable "debug_tokens_in_production" {
+  description = "DEBUG_TOKENS_IN_PRODUCTION: `allow` is the explicit second setting that lets debug_tokens = \"on\" start with environment = \"production\"; `refuse` (default)."
+  type        = string
+  default     = "refuse"
+
+  validation {
+    condition     = contains(["allow", "refuse"], var.debug_tokens_in_production)
+    error_message = "debug_tokens_in_production must be \"allow\" or \"refuse\"."
+  }
+}

@@ -106,6 +106,8 @@ import Testing
         ("GATE_MODE", "ENFORCE!", "config.invalid_value GATE_MODE"),
         ("LOG_LEVEL", "loud", "config.invalid_value LOG_LEVEL"),
         ("AWS_LAMBDA_LOG_LEVEL", "WARN", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
+        ("DEBUG_TOKENS", "on", "config.development_only DEBUG_TOKENS"),
+        ("DEBUG_TOKENS", "yes", "config.invalid_value DEBUG_TOKENS"),
         ("AWS_LAMBDA_LOG_LEVEL", "FATAL", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
         ("AWS_LAMBDA_LOG_LEVEL", "chatty", "config.invalid_value AWS_LAMBDA_LOG_LEVEL"),
         ("CHALLENGE_TTL_SECONDS", "-5", "config.invalid_number CHALLENGE_TTL_SECONDS"),
@@ -153,6 +155,15 @@ import Testing
         } catch {
             #expect(error.problems.map { "\($0.reason.slug) \($0.variable)" } == ["config.invalid_value ROUTES_FILE"])
         }
+    }
+
+    /// Debug tokens in production only with the explicit second setting.
+    @Test func debugTokensInProductionNeedTheSecondSetting() throws {
+        let config = try Configuration(
+            environment: Self.minimal.with("DEBUG_TOKENS", "on").with("DEBUG_TOKENS_IN_PRODUCTION", "allow")
+        )
+        #expect(config.debugTokens)
+        #expect(try Configuration(environment: Self.minimal).debugTokens == false)
     }
 
     /// Lambda's application log level (advanced logging controls) and its environment: the more severe of it and

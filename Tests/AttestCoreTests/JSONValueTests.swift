@@ -67,7 +67,7 @@ import Testing
         #expect(sink.lines.count == 1)
         let line = try #require(sink.objects.first)
         #expect(line["requestId"] == .string("r-1"))
-        #expect(line["level"] == .string("warning"))
+        #expect(line["level"] == .string("WARN"))
         #expect(line["message"] == .string("key rebound"))
     }
 
@@ -101,8 +101,8 @@ import Testing
         #expect(line["requestId"] == .string("task"))
         #expect(line["route"] == .string("logger"))
         #expect(line["mode"] == .string("field"))
-        #expect(line["level"] == .string("info") && line["message"] == .string("hello"))
+        #expect(line["level"] == .string("INFO") && line["message"] == .string("hello"))
         #expect(line["extra"] == .int(1))
-        #expect(sink.lines.first?.hasPrefix(#"{"extra":1,"level":"info","message":"hello","mode":"field""#) == true)
+        #expect(sink.lines.first?.hasPrefix(#"{"extra":1,"level":"INFO","message":"hello","mode":"field""#) == true)
     }
 }

@@ -157,10 +157,10 @@ final class InMemoryChallengeStore: ChallengeStore, ProfileStore {
         switch subject {
         case .device(let deviceID):
             return tiers.profile(deviceID: deviceID, today: today)
-        case .user(let sub):
+        case .user(let key), .debugToken(let key):
             return userFirstSeen.withLock { map in
-                if let day = map[sub] { return DeviceProfile(firstSeen: day) }
-                map[sub] = today
+                if let day = map[subject.partitionKey + key] { return DeviceProfile(firstSeen: day) }
+                map[subject.partitionKey + key] = today
                 return DeviceProfile(firstSeen: today)
             }
         }

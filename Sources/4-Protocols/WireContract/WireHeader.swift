@@ -32,6 +32,9 @@ package struct WireHeader: Sendable, Hashable, CustomStringConvertible {
     package static let deviceCheckToken = WireHeader("X-Device-Check-Token")
     /// The client-data document of request binding, base64 (`ClientData`).
     package static let clientData = WireHeader("X-Attest-Client-Data")
+    /// A debug token (`agdt_…`), layer-1 proof `debug` for simulators and CI when the deployment has
+    /// `DEBUG_TOKENS=on` (docs/clients.md, "Debug tokens").
+    package static let debugToken = WireHeader("X-Debug-Token")
 
     // Response headers.
 

@@ -180,6 +180,9 @@ extension Application {
         meteredCall.tiering.marks = configuration.deviceMarks
         // A `first` expires with its mark (DEVICE_MARK_MONTHS); a call carrying a DeviceCheck token renews it.
         meteredCall.tiering.markMonths = configuration.deviceMarkMonths
+        if configuration.debugTokens {
+            meteredCall.debugTokens = DebugTokenCheck(store: DynamoDebugTokenStore(table: table))
+        }
         meteredCall.markRenewal = marks.map {
             MarkRenewal(marks: $0, tiers: DynamoDeviceTierStore(table: table), calendar: configuration.budgetCalendar)
         }

@@ -181,8 +181,22 @@ extension Configuration {
             logMetadata["function_memory_size"] = .int(memory)
         }
         allowSeedRelease = reader.choice("ALLOW_SEED_RELEASE", default: false, parse: { Bool($0) })
+        debugTokens = reader.choice("DEBUG_TOKENS", default: false, parse: { ["on": true, "off": false][$0] })
+        let debugInProduction = reader.choice(
+            "DEBUG_TOKENS_IN_PRODUCTION",
+            default: false,
+            parse: { ["allow": true, "refuse": false][$0] }
+        )
 
         // Contradictions between settings.
+        if environment == .production, debugTokens, !debugInProduction {
+            // A token that leaks from a CI system would open production's free tier: never by accident.
+            reader.problem(
+                .developmentOnly,
+                "DEBUG_TOKENS",
+                "debug tokens in production need the explicit DEBUG_TOKENS_IN_PRODUCTION=allow"
+            )
+        }
         if environment == .production && appAttestEnvironment == .development {
             reader.problem(
                 .developmentAppAttestInProduction,

@@ -97,6 +97,7 @@ extension Configuration {
             ]),
             "routes": .array(routes),
             "logLevel": .string(logLevel.name),
+            "debugTokens": .bool(debugTokens),
         ])
     }
 }

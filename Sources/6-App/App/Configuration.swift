@@ -105,6 +105,8 @@ package struct Configuration: Sendable {
     package var upstream = Upstream(baseURL: "", apiKey: .file(""), authHeader: "Authorization")
     package var routes: [MeteredRoute] = Configuration.defaultRoutes
     package var logLevel: Logger.Level = .info
+    /// `DEBUG_TOKENS=on`: `X-Debug-Token` is layer-1 proof `debug` (docs/clients.md, "Debug tokens").
+    package var debugTokens = false
     /// Powertools' keys of every line, from Lambda's environment: `service` (`POWERTOOLS_SERVICE_NAME`,
     /// default `attestgate`), `function_name`, `function_memory_size`.
     package var logMetadata: [String: JSONValue] = [:]

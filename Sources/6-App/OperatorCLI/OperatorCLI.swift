@@ -28,6 +28,7 @@ package enum OperatorCLI {
         case "table": return await TableCommand.run(rest)
         case "device": return await DeviceCommand.run(rest)
         case "ceiling": return await CeilingCommand.run(rest)
+        case "debug-token": return await DebugTokenCommand.run(rest)
         default:
             CLIOutput.usage(
                 """
@@ -38,6 +39,7 @@ package enum OperatorCLI {
                   table                create|describe the DynamoDB table (docs/api.md §6) at DYNAMODB_ENDPOINT
                   device               show|block|unblock|grant: one device's state and live controls (docs/operations.md)
                   ceiling              show|raise: the day's ceiling and a raise of its limits (docs/operations.md)
+                  debug-token          create|list|revoke: tokens for simulators and CI (docs/clients.md)
                 """
             )
             return 2

@@ -12,7 +12,7 @@ package struct DecisionRecord: Sendable {
     /// Every metric the product emits; the alarms in `infra/` use only these.
     package static let metricNames = [
         "attestation_check", "would_block", "block", "unavailable", "budget_used", "budget_warning", "budget_exhausted",
-        "quota_exhausted", "unproven", "device_blocked",
+        "quota_exhausted", "unproven", "device_blocked", "debug_token",
     ]
     package static let dimensionSets = [["environment"], ["environment", "route", "mode"]]
     /// The money and token metrics of a call with a known model, by environment, route and model: the worst

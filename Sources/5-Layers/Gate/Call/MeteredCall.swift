@@ -27,6 +27,8 @@ package struct MeteredCall: Sendable {
     /// Renews a `first` whose DeviceCheck mark has expired when the call carries a DeviceCheck token
     /// (`DEVICE_MARKS=on`; nil: an expired `first` is metered as `unknown`).
     package var markRenewal: MarkRenewal?
+    /// Debug tokens as layer-1 proof (`DEBUG_TOKENS=on`; nil: `X-Debug-Token` is ignored).
+    package var debugTokens: DebugTokenCheck?
 
     package init(
         environment: String,
@@ -100,7 +102,7 @@ package struct MeteredCall: Sendable {
             return .refused(.invalidRequest, headers: ["cache-control": "no-store"])
         }
         if let model = bound.model { record.model = route.models?.contains(model) == true ? model : "other" }
-        let subject: Subject
+        var subject: Subject
         var report = EvidenceReport(evidence: .absent)
         var gated = false
         if let sub = request.userSub {
@@ -113,7 +115,17 @@ package struct MeteredCall: Sendable {
             subject = .device(deviceID)
             if route.mode != .off {
                 gated = true
-                report = await evidence.evaluate(request: request, deviceID: deviceID, route: route, now: now)
+                if let debugTokens, let text = request.header(WireHeader.debugToken.key) {
+                    // A debug token is the whole proof, and the call is metered as the token (`Subject.debugToken`).
+                    let (evidence, name) = await debugTokens.evaluate(text, feature: route.feature, now: now)
+                    report = EvidenceReport(evidence: evidence)
+                    if let name {
+                        subject = .debugToken(name)
+                        record.count("debug_token")
+                    }
+                } else {
+                    report = await evidence.evaluate(request: request, deviceID: deviceID, route: route, now: now)
+                }
             }
         }
         record.device = subject.logSuffix

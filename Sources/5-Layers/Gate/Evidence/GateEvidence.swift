@@ -14,6 +14,8 @@ package enum GateEvidence: Sendable, Hashable {
         case appAttest = "app_attest"
         case playIntegrity = "play_integrity"
         case deviceCheck = "device_check"
+        /// An operator's debug token (`attestgate debug-token`), only with `DEBUG_TOKENS=on`.
+        case debug
         case none
     }
 

@@ -190,7 +190,7 @@ package struct DeviceTiering: Sendable, Hashable {
         switch proof {
         case .appAttest, .deviceCheck: return marks
         case .playIntegrity: return recall
-        case .none: return false
+        case .none, .debug: return false
         }
     }
 }
