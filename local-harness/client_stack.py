@@ -88,8 +88,10 @@ def main(argv=None):
     # `attestgate` is the bootstrap under another name (the operator CLI: `attestgate table create`).
     attestgate = os.path.join(state, "attestgate")
     os.symlink(os.path.abspath(args.bootstrap), attestgate)
-    # run.py's steps read these: one pool per front, any free port.
+    # run.py's steps read these: one pool per front, any free port; streamed routes stay in the guest pool
+    # (no Function URL pool: the clients' streams go through the HTTP front, as on a route without one).
     args.attestgate, args.port, args.signed_in_instances, args.state_dir = attestgate, 0, 0, state
+    args.stream_instances = 0
     stack = run.Stack(args)
     stack.env["ROUTES"] = json.dumps(routes, separators=(",", ":"))
     stack.env["AI_DAILY_CALL_BUDGET"] = "0"
