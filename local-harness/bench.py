@@ -576,7 +576,7 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
                "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25},
               # The same stream through a known dialect: every piece also feeds the usage reader.
               {"method": "POST", "path": "/v1/stream-chat", "feature": "stream_chat", "mode": "off",
-               "upstreamPath": "/tutor", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
+               "upstreamPath": "/v1/chat/completions", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
                "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
     harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_BUDGET="0"))
     # Streamed routes are served through the Function URL (infra/streaming.tf); so is the bench's.

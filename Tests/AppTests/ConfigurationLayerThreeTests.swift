@@ -82,6 +82,21 @@ import Testing
         #expect(problems(opaque, ["AI_DAILY_COST_BUDGET_USD": "ten"]).contains { $0.contains("config.invalid_number") })
     }
 
+    /// Each known dialect's endpoint as the providers and their clouds spell it (Azure OpenAI's deployment path
+    /// with its `api-version`, its `/openai/v1` path) starts.
+    @Test(arguments: [
+        ("openai-chat", "/v1/chat/completions"),
+        ("openai-chat", "/openai/deployments/gpt-4-1/chat/completions?api-version=2024-10-21"),
+        ("openai-chat", "/openai/v1/chat/completions"), ("openai-responses", "/v1/responses"),
+        ("anthropic-messages", "/v1/messages"), ("gemini-generate", "/v1beta/models/gemini-2.5-flash:generateContent"),
+    ])
+    func aDialectsOwnEndpointStarts(dialect: String, path: String) {
+        let route =
+            #"[{"method":"POST","path":"/a","feature":"a","dialect":""# + dialect
+            + #"","maxOutputTokens":9,"upstreamPath":""# + path + #""}]"#
+        #expect(problems(route).isEmpty, "\(problems(route))")
+    }
+
     @Test(arguments: [
         (#"{"release":"always"}"#, "release must be"),
         (#"{"releaseStatuses":[200]}"#, "releaseStatuses must be"),
@@ -100,6 +115,19 @@ import Testing
             #"{"dialect":"gemini-generate","maxOutputTokens":9,"stream":true,"upstreamPath":"/v1beta/models/m:generateContent"}"#,
             "stream: true needs"
         ),
+        // A known dialect bounds one API: never an endpoint with other billing rules.
+        (#"{"dialect":"openai-chat","maxOutputTokens":9,"upstreamPath":"/v1/completions"}"#, "openai-chat endpoint"),
+        (#"{"dialect":"openai-chat","maxOutputTokens":9,"upstreamPath":"/v1/batches"}"#, "openai-chat endpoint"),
+        (#"{"dialect":"openai-chat","maxOutputTokens":9}"#, "openai-chat endpoint"),
+        (
+            #"{"dialect":"openai-responses","maxOutputTokens":9,"upstreamPath":"/v1/realtime"}"#,
+            "openai-responses endpoint"
+        ),
+        (
+            #"{"dialect":"anthropic-messages","maxOutputTokens":9,"upstreamPath":"/v1/messages/batches"}"#,
+            "anthropic-messages endpoint"
+        ),
+        (#"{"dialect":"openai-chat","maxOutputTokens":9,"allowFields":["a b"]}"#, "allowFields must be"),
         (#"{"upstreamPath":"/v1/x?"}"#, "upstreamPath must be"),
         (#"{"upstreamPath":"/v1/x?a=1#b"}"#, "upstreamPath must be"),
         (#"{"upstreamPath":"/v1/x?a=b c"}"#, "upstreamPath must be"),

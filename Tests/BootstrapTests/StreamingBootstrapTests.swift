@@ -512,6 +512,8 @@ struct StreamingBootstrapTests {
             #"[{"method":"POST","path":"/v1/chat","feature":"chat_stream","mode":"monitor","#
             + #""upstreamPath":"/v1/chat/completions","dialect":"openai-chat","models":["fake"],"maxOutputTokens":50,"#
             + #""prices":{"fake":{"inputPerMTok":1000000,"outputPerMTok":1000000}},"stream":true,"#
+            // The fake provider's knobs, through the closed world as an operator's priced fields would go.
+            + #""allowFields":["cutAfter"],"#
             + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
         let harness = try await LocalHarness(
             environment: [
@@ -564,7 +566,7 @@ struct StreamingBootstrapTests {
         let route =
             #"[{"method":"POST","path":"/v1/ask","feature":"gemini_stream","mode":"monitor","dialect":"gemini-generate","#
             + #""upstreamPath":"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse","#
-            + #""models":["gemini-2.5-flash"],"maxOutputTokens":50,"stream":true,"#
+            + #""models":["gemini-2.5-flash"],"maxOutputTokens":50,"stream":true,"allowFields":["events","intervalMs"],"#
             + #""prices":{"gemini-2.5-flash":{"inputPerMTok":1000000,"outputPerMTok":1000000}},"#
             + #""allowance":{"firstDay":1000,"laterDays":1000}}]"#
         let harness = try await LocalHarness(

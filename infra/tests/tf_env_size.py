@@ -41,13 +41,13 @@ LOCALS = ("routes_json", "devicecheck_enabled", "function_environment")
 # contract without one here is a failure, so a new field is carried through Terraform too.
 FIELD_SAMPLES = {
     "method": "POST", "path": "/v1/everything", "feature": "everything", "mode": "enforce", "binding": "challenge",
-    "onUnavailable": "deny", "allowance": {"firstDay": 3, "laterDays": 2}, "upstreamPath": "/everything",
+    "onUnavailable": "deny", "allowance": {"firstDay": 3, "laterDays": 2}, "upstreamPath": "/v1/chat/completions",
     "maxResponseBytes": 65536, "maxRequestBytes": 1048576, "upstreamTimeoutMs": 9000, "release": "unbilled",
     "releaseStatuses": [429, 503], "dialect": "openai-chat", "models": ["gpt-4.1-mini"], "maxOutputTokens": 512,
     "maxInputTokens": 4000, "prices": {"gpt-4.1-mini": {"inputPerMTok": 0.4, "outputPerMTok": 1.6}},
     "deviceCheckFallback": True, "repeatAllowance": {"firstDay": 1, "laterDays": 0}, "onUnknownDevice": "first",
     "unproven": {"allowance": {"firstDay": 1, "laterDays": 1}}, "maxDeviceActivity": "LEVEL_2", "stream": False,
-    "maxStreamSeconds": 60, "maxStreamBytes": 1048576, "requireStrongIntegrity": True,
+    "maxStreamSeconds": 60, "maxStreamBytes": 1048576, "requireStrongIntegrity": True, "allowFields": ["prediction"],
 }
 
 # A fully configured deployment, as check_tf.EXAMPLE_ENVIRONMENT describes it.

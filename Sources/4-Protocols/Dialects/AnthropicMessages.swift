@@ -27,6 +27,11 @@ enum AnthropicMessages {
         if let geo = try RequestFields.string(request, "inference_geo"), geo != "global" {
             throw DialectRefusal(.fieldNotAllowed, detail: "inference_geo \(geo.prefix(32))")
         }
+        // Fast mode bills every token at a multiple of the standard price (2× to 12× by model).
+        if let speed = try RequestFields.string(request, "speed"), speed != "standard" {
+            throw DialectRefusal(.premiumSwitch, detail: "speed \(speed.prefix(32))")
+        }
+        try policy.checkClosedWorld(request, AnthropicShapes.request)
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let applied = try RequestFields.lowered(RequestFields.int(request, "max_tokens"), field: "max_tokens", cap: cap)

@@ -34,6 +34,16 @@ package struct DialectRefusal: Error, Hashable, CustomStringConvertible {
         /// A tool the provider runs itself (web search, code execution, remote MCP), billed per use and
         /// feeding input the body does not bound.
         package static let hostedTool = Reason("dialect.hosted_tool")
+        /// A top-level field outside the dialect's closed world (docs/dialects.md) and the route's `allowFields`.
+        package static let unknownField = Reason("dialect.unknown_field")
+        /// A member of a nested configuration object the gate does not know (`generationConfig.speechConfig`,
+        /// `reasoning.mode`, an assistant message's `audio`, …).
+        package static let unknownConfig = Reason("dialect.unknown_config")
+        /// A message, content part, input item, content block or tool of a type the gate does not know.
+        package static let unknownPart = Reason("dialect.unknown_part")
+        /// A premium switch: a service tier above the standard price, Anthropic's fast `speed`, or an output
+        /// modality other than text (audio, image), each billed above the route's text prices.
+        package static let premiumSwitch = Reason("dialect.premium_switch")
         /// The upstream path is not a Gemini `models/{model}:generateContent` method.
         package static let pathInvalid = Reason("dialect.path_invalid")
     }

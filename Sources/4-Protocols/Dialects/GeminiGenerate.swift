@@ -42,13 +42,36 @@ enum GeminiGenerate {
         let applied = try RequestFields.lowered(RequestFields.int(config, capField), field: capField, cap: cap) ?? cap
         config["max_output_tokens"] = nil
         config["maxOutputTokens"] = .int(Int64(applied))
+        // Audio and image output are billed at rates the route's text prices do not hold.
+        if let modalities = config[try field(config, "responseModalities", "response_modalities")],
+            modalities.arrayValue?.allSatisfy({ $0.stringValue?.uppercased() == "TEXT" }) != true
+        {
+            throw DialectRefusal(.premiumSwitch, detail: "responseModalities \(modalities.serialized.prefix(40))")
+        }
+        try clampThinkingBudget(&config, to: applied)
         request["generationConfig"] = .object(config)
+        try policy.checkClosedWorld(request, GeminiShapes.request, normalize: GeminiShapes.camelCase)
         return PreparedRequest(
             body: JSONValue.object(request).serializedBytes,
             model: model,
             streams: method.streams,
             maxOutputTokens: applied
         )
+    }
+
+    /// A thinking budget above the output cap, or dynamic (`-1`: as much as the model likes), is set to the
+    /// cap: the reservation holds no more thinking than that.
+    static func clampThinkingBudget(_ config: inout [String: JSONValue], to cap: Int) throws(DialectRefusal) {
+        let name = try field(config, "thinkingConfig", "thinking_config")
+        guard config[name] != nil, config[name] != .null else { return }
+        var thinking = try RequestFields.object(config, name)
+        let budgetName = try field(thinking, "thinkingBudget", "thinking_budget")
+        if let budget = try RequestFields.int(thinking, budgetName), budget < 0 || budget > cap {
+            thinking[budgetName] = nil
+            thinking["thinkingBudget"] = .int(Int64(cap))
+        }
+        config[name] = nil
+        config["thinkingConfig"] = .object(thinking)
     }
 
     /// Service tiers that bill at most the standard price (`flex` is discounted); `priority` bills up to

@@ -13,9 +13,14 @@ enum OpenAIChat {
         var request = request
         let model = try RequestFields.model(RequestFields.string(request, "model"), policy: policy)
         try RequestFields.checkSingleChoice(RequestFields.int(request, "n"), field: "n")
-        try OpenAIServiceTier.check(request)
         try HostedTools.checkOpenAI(request)
         try MediaInputs.checkOpenAIChat(request, policy: policy)
+        // Audio output is billed at audio rates the route's text prices do not hold.
+        if let modalities = request["modalities"], modalities != .array([.string("text")]) {
+            throw DialectRefusal(.premiumSwitch, detail: "modalities \(modalities.serialized.prefix(40))")
+        }
+        try policy.checkClosedWorld(request, OpenAIShapes.chat)
+        try OpenAIServiceTier.pin(&request, policy: policy)
         let streams = try RequestFields.bool(request, "stream") ?? false
 
         // Lower each cap present; with none, set the modern one (max_tokens is not accepted by o-series).
@@ -57,13 +62,18 @@ enum OpenAIChat {
     }
 }
 
-/// OpenAI's `service_tier`: `priority` bills above the standard price the route's `prices` hold.
+/// OpenAI's `service_tier`. Absent or `auto` uses the project's default tier, which its owner may have set to a
+/// premium one, so the gate sends `default`; `flex` (discounted) passes where the route lists `service_tier` in
+/// `allowFields`; `priority`, `scale` and any other tier are refused.
 enum OpenAIServiceTier {
-    static let allowed: Set<String> = ["auto", "default", "flex"]
-
-    static func check(_ request: [String: JSONValue]) throws(DialectRefusal) {
-        if let tier = try RequestFields.string(request, "service_tier"), !allowed.contains(tier) {
-            throw DialectRefusal(.fieldNotAllowed, detail: "service_tier \(tier.prefix(32))")
+    static func pin(_ request: inout [String: JSONValue], policy: DialectPolicy) throws(DialectRefusal) {
+        switch try RequestFields.string(request, "service_tier") {
+        case nil, "auto", "default":
+            request["service_tier"] = .string("default")
+        case "flex" where policy.allowFields.contains("service_tier"):
+            break
+        case let tier?:
+            throw DialectRefusal(.premiumSwitch, detail: "service_tier \(tier.prefix(32))")
         }
     }
 }

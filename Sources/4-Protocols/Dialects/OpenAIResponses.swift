@@ -20,9 +20,10 @@ enum OpenAIResponses {
         if case .array(let items)? = request["input"] {
             for item in items { try checkInputItem(item) }
         }
-        try OpenAIServiceTier.check(request)
         try HostedTools.checkOpenAI(request)
         try MediaInputs.checkOpenAIResponses(request, policy: policy)
+        try policy.checkClosedWorld(request, OpenAIShapes.responses)
+        try OpenAIServiceTier.pin(&request, policy: policy)
         let streams = try RequestFields.bool(request, "stream") ?? false
         let cap = policy.maxOutputTokens
         let requested = try RequestFields.int(request, "max_output_tokens")

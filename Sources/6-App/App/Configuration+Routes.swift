@@ -12,7 +12,7 @@ extension SettingsReader {
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
         "maxDeviceActivity", "repeatAllowance", "onUnknownDevice", "unproven",
-        "stream", "maxStreamSeconds", "maxStreamBytes",
+        "stream", "maxStreamSeconds", "maxStreamBytes", "allowFields",
     ]
     /// The largest output or input cap a route may declare.
     static let maxTokenLimit: Int64 = 10_000_000
@@ -235,6 +235,14 @@ extension SettingsReader {
                 errors.append("dialect must be one of \(names)")
             }
         }
+        if let value = fields["allowFields"] {
+            let names = value.arrayValue?.compactMap(\.stringValue).filter(Self.isFieldName) ?? []
+            if let list = value.arrayValue, names.count == list.count, list.count <= 32 {
+                route.allowFields = Set(names)
+            } else {
+                errors.append("allowFields must be a list of at most 32 field names (1-64 of A-Z a-z 0-9 _ .)")
+            }
+        }
         if let value = fields["models"] {
             let names = value.arrayValue?.compactMap(\.stringValue).filter { !$0.isEmpty && $0.utf8.count <= 128 } ?? []
             if let list = value.arrayValue, !list.isEmpty, names.count == list.count, list.count <= 100 {
@@ -269,9 +277,10 @@ extension SettingsReader {
                 )
             }
         }
-        if route.dialect == .geminiGenerate {
-            // Gemini names the model in the path: a path that names none, or one outside `models`, could
-            // only be refused on every call.
+        if let problem = route.dialect.endpointProblem(route.upstreamPath) {
+            errors.append(problem)
+        } else if route.dialect == .geminiGenerate {
+            // Gemini names the model in the path: one outside `models` could only be refused on every call.
             if let method = GeminiMethod(upstreamPath: route.upstreamPath) {
                 if let models = route.models, !models.contains(method.model) {
                     errors.append("upstreamPath names model \(method.model), which is not in models")
@@ -282,11 +291,6 @@ extension SettingsReader {
                         "stream: true needs upstreamPath …:streamGenerateContent?alt=sse with gemini-generate"
                     )
                 }
-            } else {
-                errors.append(
-                    "upstreamPath must be /…/models/{model}:generateContent or …:streamGenerateContent?alt=sse"
-                        + " with dialect gemini-generate"
-                )
             }
         }
         if route.dialect.isKnown {
@@ -317,6 +321,15 @@ extension SettingsReader {
             && parts[1].utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
                     || "-._~=&%".utf8.contains(byte)
+            }
+    }
+
+    /// A request field name as the dialects spell them (`prediction`, `service_tier`, `generationConfig`).
+    private static func isFieldName(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                    || byte == 0x5f || byte == 0x2e
             }
     }
 

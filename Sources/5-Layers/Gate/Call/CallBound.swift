@@ -42,7 +42,8 @@ package struct CallBound: Sendable, Hashable {
         let policy = DialectPolicy(
             models: route.models,
             maxOutputTokens: route.maxOutputTokens ?? MeteredRoute.defaultMaxOutputTokens,
-            acceptsMedia: route.maxInputTokens != nil
+            acceptsMedia: route.maxInputTokens != nil,
+            allowFields: route.allowFields
         )
         switch route.dialect.prepare(body: body, policy: policy, upstreamPath: route.upstreamPath) {
         case .failure(let refusal):

@@ -49,6 +49,9 @@ package struct MeteredRoute: Sendable, Hashable {
     /// that declares it lets media (images, audio, files) through. The cap then holds as far as this
     /// declaration does.
     package var maxInputTokens: Int?
+    /// `allowFields`: top-level request fields beyond the dialect's closed world that the operator has priced
+    /// (docs/dialects.md); `service_tier` also lets OpenAI's `flex` through.
+    package var allowFields: Set<String> = []
     /// Prices per model, for the money ceiling.
     package var prices: [String: ModelPrice] = [:]
     /// `deviceCheckFallback`: whether DeviceCheck (configured globally) may vouch for a call on this route.
