@@ -73,5 +73,5 @@ if [ "$1" = "--unit" ]; then
     "${junit[@]}" --exclude-tag stack
 else
     "$PYTHON" "$root/local-harness/client_stack.py" --bootstrap "$1" --routes "$here/src/test/resources/routes.json" \
-        --ceiling-budget 3 -- "${junit[@]}"
+        --ceiling-budget 3 --debug-tokens -- "${junit[@]}"
 fi
