@@ -14,8 +14,8 @@ Two fronts, each with its own table in the same moto, so that the daily ceiling 
 spent without touching the other tests:
   main     ROUTES from --routes, no daily ceiling (AI_DAILY_CALL_BUDGET=0)
   ceiling  the same routes with AI_DAILY_CALL_BUDGET=--ceiling-budget (only with that option)
-With --debug-tokens both have DEBUG_TOKENS=on: X-Debug-Token is layer-1 proof (docs/api.md section 2), and
-ATTESTGATE_CLI makes the tokens.
+With --debug-tokens both have DEBUG_TOKENS=on: X-Debug-Token is layer-1 proof (docs/clients.md, "Debug
+tokens"), and ATTESTGATE_CLI makes the tokens.
 
 COMMAND runs with these variables (and exits with its status):
   ATTESTGATE_FRONT, ATTESTGATE_CEILING_FRONT   the HTTP API fronts (the second one only with a ceiling)

@@ -1,8 +1,8 @@
 package dev.attestgate.client
 
 /**
- * Where the client finds an operator's debug token (`attestgate debug-token create`, docs/api.md section 4)
- * for emulators and CI, which cannot pass Play Integrity. The client asks once per call, before anything
+ * Where the client finds an operator's debug token (`attestgate debug-token create`, docs/clients.md,
+ * "Debug tokens") for emulators and CI, which cannot pass Play Integrity. The client asks once per call, before anything
  * else. When it has a token, that call is proved by the token alone: it carries `X-Device-ID` and the token's
  * header, no challenge (none is fetched or spent) and no Play Integrity token (the provider is not asked); a
  * `403 attestation_required` is final ([Outcome.AttestationRequired] after one attempt: the token is unknown,
