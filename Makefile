@@ -136,8 +136,10 @@ stream-isolation-check: $(if $(BOOTSTRAP_PATH),setup,build)
 
 ## android-client-check: the Android library (Clients/android/README.md): Kotlin compiled with Debian's `kotlin`,
 ## tested with Debian's `junit5` on the JVM, no network; its unit tests, then its flows against the local stack
-## with the release bootstrap (local-harness/client_stack.py: moto, fake Google, fake upstream, two fronts).
-## Clients/android/check.sh --unit runs the unit tests alone. The Play source set (src/play) is not compiled here.
+## with the release bootstrap (local-harness/client_stack.py: moto, fake Google, fake upstream, two fronts, debug
+## tokens on). The debug and release build types' source sets are compiled too, and the release classes checked to
+## name no debug token. Clients/android/check.sh --unit runs the unit tests alone. The Play source set (src/play)
+## and the debug set's androidx.test reader are not compiled here.
 android-client-check: build
 	Clients/android/check.sh .build/release/bootstrap
 

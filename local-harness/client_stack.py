@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs a command against the local stack a client library is tested on, then stops the stack.
 
-    local-harness/client_stack.py --bootstrap BIN --routes ROUTES.json [--ceiling-budget N] -- COMMAND ...
+    local-harness/client_stack.py --bootstrap BIN --routes ROUTES.json [--ceiling-budget N] [--debug-tokens] \
+        -- COMMAND ...
 
 The stack is run.py's, piece by piece (its helpers: processes in their own groups, stopped on exit, on a
 signal, or when this script dies): moto with the table, fake_google.py (OAuth + Play Integrity decode),
@@ -13,6 +14,8 @@ Two fronts, each with its own table in the same moto, so that the daily ceiling 
 spent without touching the other tests:
   main     ROUTES from --routes, no daily ceiling (AI_DAILY_CALL_BUDGET=0)
   ceiling  the same routes with AI_DAILY_CALL_BUDGET=--ceiling-budget (only with that option)
+With --debug-tokens both have DEBUG_TOKENS=on: X-Debug-Token is layer-1 proof (docs/clients.md, "Debug
+tokens"), and ATTESTGATE_CLI makes the tokens.
 
 COMMAND runs with these variables (and exits with its status):
   ATTESTGATE_FRONT, ATTESTGATE_CEILING_FRONT   the HTTP API fronts (the second one only with a ceiling)
@@ -21,10 +24,14 @@ COMMAND runs with these variables (and exits with its status):
   ATTESTGATE_UPSTREAM                          fake upstream (POST /control/fail)
   ATTESTGATE_DYNAMODB, ATTESTGATE_TABLE        moto and the main front's table
   ATTESTGATE_PACKAGE, ATTESTGATE_CERT_DIGEST   what the verdicts must name (ANDROID_PACKAGE, ANDROID_CERT_SHA256)
+  ATTESTGATE_CLI                               the operator CLI (`attestgate`, the bootstrap under that name)
+                                               with the main front's environment: `$ATTESTGATE_CLI debug-token
+                                               create --name ci --expires 1d` acts on the main front's table
 """
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -55,6 +62,18 @@ def make_state(stack):
                       "GOOGLE_SERVICE_ACCOUNT_FILE": service_account, "UPSTREAM_API_KEY_FILE": upstream_key})
 
 
+def write_cli(state, attestgate, env):
+    """A script that runs `attestgate` with the front's environment `env` (the settings the CLI reads, as
+    `attestgate config check` does); returns its path."""
+    path = os.path.join(state, "attestgate-main")
+    lines = ["#!/bin/sh", "# attestgate with the main front's environment (client_stack.py)"]
+    lines += ["export %s=%s" % (key, shlex.quote(value)) for key, value in sorted(env.items())]
+    lines.append('exec %s "$@"' % shlex.quote(attestgate))
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o700), "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
 def start_front(stack, args, env):
     """One lambda_harness.py with the given bootstrap environment; returns (front, control)."""
     saved = stack.env
@@ -74,6 +93,8 @@ def main(argv=None):
                         help="start a second front with this AI_DAILY_CALL_BUDGET (0: none)")
     parser.add_argument("--instances", type=int, default=2, help="bootstraps of the main front (default 2)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
+    parser.add_argument("--debug-tokens", action="store_true",
+                        help="DEBUG_TOKENS=on: the fronts take X-Debug-Token (made with $ATTESTGATE_CLI)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -96,6 +117,8 @@ def main(argv=None):
     stack.env["ROUTES"] = json.dumps(routes, separators=(",", ":"))
     stack.env["AI_DAILY_CALL_BUDGET"] = "0"
     stack.env.pop("PAID_CLAIM", None)
+    if args.debug_tokens:
+        stack.env["DEBUG_TOKENS"] = "on"
     # SIGTERM unwinds through `finally` (subprocess.run kills the command on the way).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     status = 1
@@ -110,6 +133,7 @@ def main(argv=None):
             "ATTESTGATE_GOOGLE": stack.urls["google"], "ATTESTGATE_UPSTREAM": stack.urls["upstream"],
             "ATTESTGATE_DYNAMODB": stack.env["DYNAMODB_ENDPOINT"], "ATTESTGATE_TABLE": stack.env["TABLE_NAME"],
             "ATTESTGATE_PACKAGE": PACKAGE, "ATTESTGATE_CERT_DIGEST": run.CERT_DIGEST,
+            "ATTESTGATE_CLI": write_cli(state, attestgate, stack.env),
         }
         if args.ceiling_budget > 0:
             ceiling = dict(stack.env, TABLE_NAME=CEILING_TABLE, AI_DAILY_CALL_BUDGET=str(args.ceiling_budget))

@@ -21,6 +21,9 @@ import java.util.Random
  * unavailable`, a transient Play error) are retried by the [RetryPolicy]; a connection lost after the
  * request left is not, since the call may have been served and billed. A call therefore makes at most 3 proved requests plus the policy's retries: it never loops.
  *
+ * With a debug token (`AttestGateConfig.debugTokens`, [DebugTokenSource]) a call carries the device ID and
+ * the token only, and its refusal is final after one request.
+ *
  * The calls block: make them off the main thread (an executor, or `Dispatchers.IO` from coroutines).
  * One client serves any number of threads at once; each call uses its own challenge.
  */
@@ -71,12 +74,13 @@ class AttestGateClient @JvmOverloads constructor(
 
     private fun run(request: Request): Outcome {
         ClientData.of("", request.method, request.path, request.body) // the arguments' checks, before any I/O
+        val debugToken = config.debugTokens.token()
         var retries = 0
         var refusals = 0
         var recovered = false
         var remediated = false
         attempts@ while (true) {
-            val step = attempt(request)
+            val step = if (debugToken != null) send(request, debugToken) else attempt(request)
             when (step) {
                 is Step.Done -> return step.outcome
                 is Step.Retry -> {
@@ -87,6 +91,8 @@ class AttestGateClient @JvmOverloads constructor(
                 }
                 is Step.Refused -> {
                     refusals += 1
+                    // Play cannot fix a refused debug token, and a fresh challenge would not change it.
+                    if (debugToken != null) return Outcome.AttestationRequired(refusals)
                     if (step.proofSent && !recovered) {
                         recovered = true // once more, with a fresh challenge and a fresh token
                         continue@attempts
@@ -133,26 +139,45 @@ class AttestGateClient @JvmOverloads constructor(
             integrityError = error
             null
         }
+        if (token == null) return send(request, emptyList(), null, integrityError)
+        val proof = listOf(
+            WireHeaders.CHALLENGE to challenge.value,
+            WireHeaders.PLAY_INTEGRITY_TOKEN to token,
+            WireHeaders.CLIENT_DATA to clientData.header
+        )
+        return send(request, proof, challenge, null)
+    }
+
+    /** One request proved by a debug token alone: no challenge, no integrity token. */
+    private fun send(request: Request, debugToken: DebugToken): Step =
+        send(request, listOf(debugToken.header to debugToken.value), null, null)
+
+    /**
+     * Sends [request] with the device ID and [proof] (none: unproved). [challenge] is the one [proof]
+     * spends, given back to the pool when the request never left.
+     */
+    private fun send(
+        request: Request,
+        proof: List<Pair<String, String>>,
+        challenge: Challenge?,
+        integrityError: IntegrityException?
+    ): Step {
         val headers = ArrayList<Pair<String, String>>()
         headers.add(WireHeaders.DEVICE_ID to config.deviceId)
-        if (token != null) {
-            headers.add(WireHeaders.CHALLENGE to challenge.value)
-            headers.add(WireHeaders.PLAY_INTEGRITY_TOKEN to token)
-            headers.add(WireHeaders.CLIENT_DATA to clientData.header)
-        }
+        headers.addAll(proof)
         if (request.contentType != null && request.body.isNotEmpty()) headers.add("Content-Type" to request.contentType)
         if (request.streamed) headers.add("Accept" to "text/event-stream")
         val response = try {
             transport.send(HttpRequest(request.method, config.baseUrl + request.path, headers, request.body))
         } catch (error: NotSentException) {
-            if (token != null) challenges.offer(challenge) // it never reached the server
+            if (challenge != null) challenges.offer(challenge) // it never reached the server
             return Step.Retry(Outcome.NetworkFailure(error), null)
         } catch (error: IOException) {
             // The call may have been admitted (and the provider paid) before its answer was lost: not repeated.
             return Step.Done(Outcome.NetworkFailure(error))
         }
         keepNextChallenge(response)
-        return answers.metered(response, request.streamed, proofSent = token != null, integrityError = integrityError)
+        return answers.metered(response, request.streamed, proofSent = proof.isNotEmpty(), integrityError = integrityError)
     }
 
     private fun fetchChallenge(): Fetched {

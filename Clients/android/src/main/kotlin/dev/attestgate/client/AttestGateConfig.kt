@@ -20,7 +20,12 @@ class AttestGateConfig @JvmOverloads constructor(
     val remediation: RemediationHook? = null,
     /** Bounds of a streamed answer's parser: the longest line, the largest event. */
     val maxEventLineBytes: Int = 1 shl 20,
-    val maxEventBytes: Int = 4 shl 20
+    val maxEventBytes: Int = 4 shl 20,
+    /**
+     * A debug token instead of Play Integrity, for emulators and CI ([DebugTokenSource]): pass
+     * `DebugTokens.source()`, which reads one only in debug builds.
+     */
+    val debugTokens: DebugTokenSource = DebugTokenSource.NONE
 ) {
     val baseUrl: String = baseUrl.trimEnd('/')
     val deviceId: String

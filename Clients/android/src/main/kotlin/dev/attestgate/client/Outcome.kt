@@ -45,7 +45,9 @@ sealed class Outcome {
     /**
      * `403 attestation_required` twice (once with a fresh challenge and a fresh token, and once more after
      * the remediation hook if it ran): the server does not accept this install's proof. The app cannot
-     * fix this by retrying; the server never says which check failed (it logs it).
+     * fix this by retrying; the server never says which check failed (it logs it). With a debug token
+     * ([DebugTokenSource]) after one request ([attempts] 1): the token is unknown, revoked, expired or not made
+     * for the route, or the deployment does not take debug tokens.
      */
     data class AttestationRequired(val attempts: Int) : Outcome()
 

@@ -21,6 +21,9 @@ object LocalStack {
     val table: String get() = variable("ATTESTGATE_TABLE")
     val packageName: String get() = variable("ATTESTGATE_PACKAGE")
     val certificateDigest: String get() = variable("ATTESTGATE_CERT_DIGEST")
+    val harness: String get() = variable("ATTESTGATE_HARNESS")
+    /** The operator CLI with the main front's environment. */
+    val cli: String get() = variable("ATTESTGATE_CLI")
 
     private val transport = UrlConnectionTransport()
     private val random = SecureRandom()
@@ -38,6 +41,36 @@ object LocalStack {
         val response = transport.send(HttpRequest("POST", url, listOf("Content-Type" to "application/json") + headers,
             body.toByteArray(Charsets.UTF_8)))
         return response.status to String(response.readBody(1 shl 20), Charsets.UTF_8)
+    }
+
+    /** GETs [url]; returns status and text. */
+    fun get(url: String): Pair<Int, String> {
+        val response = transport.send(HttpRequest("GET", url, emptyList(), ByteArray(0)))
+        return response.status to String(response.readBody(16 shl 20), Charsets.UTF_8)
+    }
+
+    /** What the main front's bootstraps have logged so far (the harness's `GET /logs`), as one text. */
+    fun logs(): String {
+        val (status, text) = get("$harness/logs")
+        check(status == 200) { "harness /logs: $status" }
+        return text
+    }
+
+    /**
+     * Runs `attestgate` [arguments] on the main front's table: its exit status and stdout (its audit line on
+     * stderr is returned as the third part).
+     */
+    fun attestgate(vararg arguments: String): Triple<Int, String, String> {
+        val errors = java.io.File.createTempFile("attestgate-cli", ".stderr")
+        try {
+            val process = ProcessBuilder(listOf(cli) + arguments).redirectError(errors).start()
+            process.outputStream.close()
+            val out = String(process.inputStream.readBytes(), Charsets.UTF_8)
+            check(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) { "attestgate ${arguments.joinToString(" ")}: no exit" }
+            return Triple(process.exitValue(), out, errors.readText())
+        } finally {
+            errors.delete()
+        }
     }
 
     /** The fake upstream answers its next [count] calls with [status] (the provider is down). */
