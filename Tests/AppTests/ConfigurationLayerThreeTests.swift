@@ -99,6 +99,9 @@ import Testing
 
     @Test(arguments: [
         (#"{"release":"always"}"#, "release must be"),
+        // Lambda's 6 MiB response with its envelope (base64 and the headers), and 20 MiB streams with the prelude.
+        (#"{"maxResponseBytes":6291456}"#, "maxResponseBytes must be 1...4669440"),
+        (#"{"stream":true,"maxStreamBytes":20971520}"#, "maxStreamBytes must be"),
         (#"{"releaseStatuses":[200]}"#, "releaseStatuses must be"),
         (#"{"maxRequestBytes":0}"#, "maxRequestBytes must be"),
         (#"{"upstreamTimeoutMs":5}"#, "upstreamTimeoutMs must be"),

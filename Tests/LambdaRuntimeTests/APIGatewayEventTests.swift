@@ -107,6 +107,20 @@ import Testing
 }
 
 @Suite struct APIGatewayResponseTests {
+    /// A body is never written larger than its base64 (the routes' `maxResponseBytes` limit assumes it): text
+    /// that JSON escaping would blow up (control bytes: six each) goes as base64, ordinary text as text.
+    @Test func aBodyIsNeverWrittenLargerThanItsBase64() throws {
+        let controls = [UInt8](repeating: 0x01, count: 3000)
+        let escaped = try JSONValue.parse(APIGatewayResponse(status: 200, body: controls).encoded(for: .httpV2))
+        #expect(escaped["isBase64Encoded"] == .bool(true))
+        #expect(escaped["body"]?.stringValue?.utf8.count == 4000)
+        let text = Array(#"{"cards":["a \"quoted\" line\n"]}"#.utf8)
+        let plain = try JSONValue.parse(APIGatewayResponse(status: 200, body: text).encoded(for: .httpV2))
+        #expect(
+            plain["isBase64Encoded"] == .bool(false) && plain["body"]?.stringValue?.utf8.elementsEqual(text) == true
+        )
+    }
+
     @Test func v2ResponseJoinsHeadersAndKeepsCookies() throws {
         var headers = HeaderFields()
         headers.append("X-A", "1")

@@ -11,8 +11,12 @@ import WireContract
 /// bill: docs/gate.md, "What is released").
 final class BehavingUpstream: Sendable {
     enum Behaviour: Int {
-        case answer200, slow200, partialThenReset, status429, status503, status500
+        case answer200, slow200, partialThenReset, status429, status503, status500, status400, status401, status413
     }
+
+    /// What a provider's own refusal says: its project, its key's prefix, its wording. Never for the client.
+    static let providerSecrets =
+        #"{"error":{"message":"Incorrect API key sk-proj-abc123 for project proj_XYZ","type":"invalid_request_error"}}"#
 
     final class State: Sendable {
         let behaviour = Atomic<Int>(Behaviour.answer200.rawValue)
@@ -37,6 +41,9 @@ final class BehavingUpstream: Sendable {
             case .status429: return .respond(status: 429, body: Array(#"{"error":"rate_limited"}"#.utf8))
             case .status503: return .respond(status: 503, body: Array(#"{"error":"overloaded"}"#.utf8))
             case .status500: return .respond(status: 500, body: Array(#"{"error":"internal"}"#.utf8))
+            case .status400: return .respond(status: 400, body: Array(BehavingUpstream.providerSecrets.utf8))
+            case .status401: return .respond(status: 401, body: Array(BehavingUpstream.providerSecrets.utf8))
+            case .status413: return .respond(status: 413, body: Array(BehavingUpstream.providerSecrets.utf8))
             }
         }
     }
@@ -153,6 +160,31 @@ struct ReleaseFlowTests {
         let (allowance, ceiling) = try await Self.counters(app, device)
         #expect(allowance == (released ? 0 : 2) && ceiling == (released ? 0 : 2))
         #expect(app.decisions.last?["upstream"] == .string(label))
+    }
+
+    /// A provider's 4xx reaches the client as our error shape, never its body: the request's own fault as
+    /// `400 invalid_request` (`413 request_too_large`), anything else (its key, its quota) as
+    /// `502 upstream_unavailable`. The units stay spent: only the route's `releaseStatuses` prove no bill.
+    @Test(arguments: [
+        (BehavingUpstream.Behaviour.status400, 400, "invalid_request"), (.status413, 413, "request_too_large"),
+        (.status401, 502, "upstream_unavailable"),
+    ])
+    func aProvidersRefusalIsOurErrorShapeNeverItsBody(
+        behaviour: BehavingUpstream.Behaviour,
+        status: Int,
+        error: String
+    ) async throws {
+        let upstream = try BehavingUpstream()
+        let app = try await Self.app(upstreamURL: upstream.server.baseURL)
+        let device = randomDeviceID()
+        try await app.test { client in
+            upstream.behave(behaviour)
+            let response = try await Self.call(client, device)
+            #expect(response.status == status && response.error == .some(error))
+            #expect(response.body == Array(#"{"error":"\#(error)"}"#.utf8))
+        }
+        #expect(try await Self.counters(app, device) == (1, 1))
+        #expect(app.decisions.last?["upstream"] == .string("rejected_\(behaviour == .status401 ? 401 : status)"))
     }
 
     @Test func aBodyOverMaxRequestBytesIs413BeforeAnyChallengeOrRow() async throws {

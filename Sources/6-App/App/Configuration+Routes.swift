@@ -21,10 +21,13 @@ extension SettingsReader {
     /// Lambda's longest invocation.
     static let maxUpstreamTimeoutMs: Int64 = 900_000
     static let routeMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-    /// Lambda's synchronous response limit.
-    static let maxResponseLimit = 6 * 1024 * 1024
-    /// Lambda's limit on a streamed response (20 MiB) and on a function's run (15 minutes).
-    static let maxStreamBytesLimit = 20 * 1024 * 1024
+    /// The largest answer that fits Lambda's 6 MiB synchronous response with its envelope: the status and
+    /// headers (64 KiB kept for them) and the body as base64 (`APIGatewayResponse.encoded` never writes it
+    /// larger than that), so 4,669,440 bytes.
+    static let maxResponseLimit = (6 * 1024 * 1024 - 64 * 1024) / 4 * 3
+    /// Lambda's limit on a streamed response (20 MiB, the prelude of status and headers included: 64 KiB kept
+    /// for it) and on a function's run (15 minutes).
+    static let maxStreamBytesLimit = MeteredRoute.defaultMaxStreamBytes
     static let maxStreamSecondsLimit = 900
 
     /// Parses `ROUTES` (docs/api.md section 5); every route's problems are reported with its index.

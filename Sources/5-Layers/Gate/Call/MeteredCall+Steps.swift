@@ -247,6 +247,11 @@ extension MeteredCall {
             return GateResponse(status: status, headers: headers, body: [], stream: metered)
         }
         guard verdict.passOn, case .answered(let status, let contentType, let body) = result else {
+            if case .answered(let status, _, _) = result, Self.requestRefusedStatuses.contains(status) {
+                // The provider refused the request itself (its shape, its size): the client's to fix.
+                record.decision = "upstream_invalid_request"
+                return .refused(status == 413 ? .requestTooLarge : .invalidRequest, headers: headers)
+            }
             record.decision = "upstream_unavailable"
             return .refused(verdict.timedOut ? .upstreamTimedOut : .upstreamUnavailable, headers: headers)
         }
@@ -254,4 +259,8 @@ extension MeteredCall {
         await settle(ceiling, bound: call.bound, route: route, answer: body, record: &record, logger: call.logger)
         return GateResponse(status: status, headers: headers, body: body)
     }
+
+    /// Provider statuses that refuse the request itself, answered as our `400 invalid_request` (`413` as
+    /// `request_too_large`); any other refusal (a key, a quota, an outage) is `502 upstream_unavailable`.
+    static let requestRefusedStatuses: Set<Int> = [400, 404, 409, 413, 415, 422]
 }

@@ -61,6 +61,11 @@ package enum ReleasePolicy: String, Sendable, Hashable {
                 return Verdict(release: true, label: "refused_\(status)", passOn: false, timedOut: false)
             }
             if refusal { return Verdict(release: false, label: "failed_\(status)", passOn: false, timedOut: false) }
+            // A provider's own refusal (4xx) is never passed on verbatim: its body can name the provider, the
+            // project or the key. The client gets our error shape (`GateResponse.providerRefusal`).
+            guard (200..<300).contains(status) else {
+                return Verdict(release: false, label: "rejected_\(status)", passOn: false, timedOut: false)
+            }
             return Verdict(release: false, label: "answered", passOn: true, timedOut: false)
         case .failed(let failure, _):
             let seedReleases = self == .seed && failure != .tooLarge

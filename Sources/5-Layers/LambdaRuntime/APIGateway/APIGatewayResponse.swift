@@ -39,6 +39,16 @@ package struct APIGatewayResponse: Sendable, Hashable {
         return Self(status: refusal.status, headers: all, body: refusal.body)
     }
 
+    /// The bytes `body` takes as a JSON string's content: a quote or backslash doubles, a control byte is
+    /// `\n`-style (2) or `\u00XX` (6).
+    static func escapedLength(_ body: [UInt8]) -> Int {
+        var length = body.count
+        for byte in body where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            length += [0x08, 0x09, 0x0A, 0x0C, 0x0D, 0x22, 0x5C].contains(byte) ? 1 : 5
+        }
+        return length
+    }
+
     /// A JSON body with `Content-Type: application/json`.
     package static func json(_ status: Int, _ value: JSONValue, headers: HeaderFields = HeaderFields()) -> Self {
         var all = headers
@@ -46,11 +56,12 @@ package struct APIGatewayResponse: Sendable, Hashable {
         return Self(status: status, headers: all, body: value.serializedBytes)
     }
 
-    /// The response document for `format`. The body travels as text when it is valid UTF-8 and as
-    /// base64 (`isBase64Encoded: true`) otherwise.
+    /// The response document for `format`. The body travels as text when it is valid UTF-8 and its JSON
+    /// escaping is no larger than base64, and as base64 (`isBase64Encoded: true`) otherwise: a body is never
+    /// written larger than 4/3 of its bytes, which is what the routes' `maxResponseBytes` limit assumes.
     package func encoded(for format: APIGatewayRequest.Format) -> [UInt8] {
         var document: [String: JSONValue] = ["statusCode": .int(Int64(status))]
-        if let text = String(validating: body, as: UTF8.self) {
+        if Self.escapedLength(body) <= (body.count + 2) / 3 * 4, let text = String(validating: body, as: UTF8.self) {
             document["body"] = .string(text)
             document["isBase64Encoded"] = .bool(false)
         } else {
