@@ -367,8 +367,17 @@ variable "routes" {
     models            = optional(list(string))
     maxOutputTokens   = optional(number)
     maxInputTokens    = optional(number)
-    prices            = optional(map(object({ inputPerMTok = number, outputPerMTok = number })))
-    allowFields       = optional(list(string))
+    prices = optional(map(object({
+      inputPerMTok        = number
+      outputPerMTok       = number
+      cachedInputPerMTok  = optional(number)
+      cacheWritePerMTok   = optional(number)
+      cacheWrite1hPerMTok = optional(number)
+      audioInputPerMTok   = optional(number)
+      audioOutputPerMTok  = optional(number)
+      imageOutputPerMTok  = optional(number)
+    })))
+    allowFields = optional(list(string))
     # Streamed routes (docs/streaming.md), served by the Function URL of infra/streaming.tf.
     stream           = optional(bool)
     maxStreamSeconds = optional(number)

@@ -57,9 +57,51 @@ import Testing
 
     @Test func theActualCostComesFromTheUsage() {
         let gpt = Self.price("2.5", "10")
-        #expect(Cost.actual(Usage(inputTokens: 19, outputTokens: 10), price: gpt) == 148)  // 47.5 + 100 → 148
-        #expect(Cost.actual(Usage(inputTokens: 1_000_000, outputTokens: 1_000_000), price: gpt) == 12_500_000)
-        #expect(Cost.actual(Usage(inputTokens: 0, outputTokens: 0), price: gpt) == 0)
+        // 47.5 + 100 → 148
+        #expect(Cost.actual(Usage(inputTokens: 19, outputTokens: 10), price: gpt, dialect: .openAIChat) == .cost(148))
+        #expect(
+            Cost.actual(Usage(inputTokens: 1_000_000, outputTokens: 1_000_000), price: gpt, dialect: .openAIChat)
+                == .cost(12_500_000)
+        )
+        #expect(Cost.actual(Usage(inputTokens: 0, outputTokens: 0), price: gpt, dialect: .openAIChat) == .cost(0))
+    }
+
+    /// Each class at its price: the route's, else the dialect's rule (a cache read at the input price, Anthropic's
+    /// writes at 1.25× and 2×); a class with neither keeps the reservation (`unpriced`).
+    @Test func eachTokenClassIsPricedOrTheUsageIsUnpriced() {
+        let sonnet = Self.price("3", "15")
+        // 1,000 input: 100 plain, 200 read, 300 written for 5 minutes, 400 for an hour; 10 output.
+        let cached = Usage(
+            inputTokens: 1000,
+            outputTokens: 10,
+            classes: [.cachedInput: 200, .cacheWrite: 300, .cacheWrite1h: 400]
+        )
+        // 100×3 + 200×3 + 300×3.75 + 400×6 + 10×15 dollars per million = 4,575 µ$.
+        #expect(Cost.actual(cached, price: sonnet, dialect: .anthropicMessages) == .cost(4575))
+        let many = Usage(
+            inputTokens: 1_000_000,
+            outputTokens: 0,
+            classes: [.cachedInput: 200_000, .cacheWrite: 300_000, .cacheWrite1h: 400_000]
+        )
+        #expect(
+            Cost.actual(many, price: sonnet, dialect: .anthropicMessages)
+                == .cost(300_000 + 600_000 + 1_125_000 + 2_400_000)
+        )
+        // The route's own price wins over the rule; OpenAI has no rule for writes: unpriced until the route says.
+        var declared = sonnet
+        declared.classes[.cachedInput] = TokenPrice(usd: "0.3")!
+        #expect(
+            Cost.actual(many, price: declared, dialect: .anthropicMessages)
+                == .cost(300_000 + 60_000 + 1_125_000 + 2_400_000)
+        )
+        let written = Usage(inputTokens: 1_000_000, outputTokens: 0, classes: [.cacheWrite: 1_000_000])
+        #expect(Cost.actual(written, price: sonnet, dialect: .openAIChat) == .unpriced(.cacheWrite))
+        declared.classes[.cacheWrite] = TokenPrice(usd: "3.75")!
+        #expect(Cost.actual(written, price: declared, dialect: .openAIChat) == .cost(3_750_000))
+        let audio = Usage(inputTokens: 0, outputTokens: 100, classes: [.audioOutput: 100])
+        #expect(Cost.actual(audio, price: sonnet, dialect: .geminiGenerate) == .unpriced(.audioOutput))
+        // The worst case takes the dearest priced class.
+        #expect(Cost.worstCase(inputTokens: 1_000_000, maxOutputTokens: 0, price: declared) == 3_750_000)
     }
 
     @Test func hugeCountsSaturateInsteadOfWrapping() {
@@ -68,7 +110,7 @@ import Testing
             output: TokenPrice(microUSDPerMTok: TokenPrice.maximumMicroUSDPerMTok)!
         )
         #expect(Cost.worstCase(inputTokens: .max, maxOutputTokens: .max, price: top) == .max)
-        #expect(Cost.actual(Usage(inputTokens: -5, outputTokens: -5), price: top) == 0)
+        #expect(Cost.actual(Usage(inputTokens: -5, outputTokens: -5), price: top, dialect: .openAIChat) == .cost(0))
         // Just below saturation the arithmetic is exact: (2^63 − 1) tokens at $1/MTok.
         let dollar = Self.price("1", "1")
         #expect(Cost.worstCase(inputTokens: .max, maxOutputTokens: 0, price: dollar) == Int64.max)

@@ -111,13 +111,13 @@ import Testing
             eventType: "message_delta",
             data: Array(#"{"type":"message_delta","usage":{"output_tokens":7}}"#.utf8)
         )
-        #expect(reader.usage == Usage(inputTokens: 50, outputTokens: 7))
+        #expect(reader.usage == Usage(inputTokens: 50, outputTokens: 7, classes: [.cachedInput: 10]))
         // A later delta is cumulative and may restate the input side (server tools).
         reader.receive(
             eventType: "message_delta",
             data: Array(#"{"type":"message_delta","usage":{"input_tokens":90,"output_tokens":9}}"#.utf8)
         )
-        #expect(reader.usage == Usage(inputTokens: 100, outputTokens: 9))
+        #expect(reader.usage == Usage(inputTokens: 100, outputTokens: 9, classes: [.cachedInput: 10]))
     }
 
     @Test func anIncompleteResponsesStreamStillReportsUsage() {

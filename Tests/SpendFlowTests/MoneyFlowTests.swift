@@ -178,6 +178,39 @@ struct MoneyFlowTests {
         )
     }
 
+    /// Token classes end to end: a usage with cache reads, 5-minute and 1-hour writes settles each at its price
+    /// (Anthropic's rule: 1.25× and 2× input); one with a class nobody prices (audio output) keeps the whole
+    /// reservation and names the class on the decision line.
+    @Test func eachTokenClassSettlesAtItsPriceAndAnUnpricedOneKeepsTheReservation() async throws {
+        let anthropic = ProviderCase.all[2]
+        let cached = #"""
+            {"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text",
+            "text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"cache_creation_input_tokens":300,
+            "cache_read_input_tokens":1000,"cache_creation":{"ephemeral_5m_input_tokens":100,
+            "ephemeral_1h_input_tokens":200},"output_tokens":20}}
+            """#
+        let upstream = try PricedUpstream(answer: cached)
+        let app = try await Self.app(anthropic, upstream: upstream, budgetUSD: "100")
+        let first = try await app.test { client in try await Self.call(client, anthropic.greedy).status }
+        #expect(first == 200)
+        // 10×2 + 1000×2 + 100×2.5 + 200×4 + 20×8 µ$ (prices per million: input $2, output $8).
+        #expect(try await Self.total(app).cost == 10 * 2 + 1000 * 2 + 100 * 5 / 2 + 200 * 4 + 20 * 8)
+        #expect(app.decisions.last?["usageUnpriced"] == nil)
+
+        let chat = ProviderCase.all[0]
+        let audio = #"""
+            {"id":"c","object":"chat.completion","model":"gpt-4.1","choices":[],"usage":{"prompt_tokens":10,
+            "completion_tokens":20,"total_tokens":30,"completion_tokens_details":{"audio_tokens":15}}}
+            """#
+        let audioUpstream = try PricedUpstream(answer: audio)
+        let audioApp = try await Self.app(chat, upstream: audioUpstream, budgetUSD: "100")
+        let second = try await audioApp.test { client in try await Self.call(client, chat.greedy).status }
+        #expect(second == 200)
+        let line = try #require(audioApp.decisions.last)
+        #expect(line["usageUnpriced"] == "audio_output" && line["costMicros"] == nil)
+        #expect(try await Self.total(audioApp).cost == line["costReservedMicros"]?.intValue)
+    }
+
     @Test(arguments: ProviderCase.all)
     func aKnownDialectIsCappedRefusedAndSettledToTheReportedUsage(provider: ProviderCase) async throws {
         let upstream = try PricedUpstream(answer: provider.answer)

@@ -63,17 +63,28 @@ enum AnthropicMessages {
         request["thinking"] = .object(thinking)
     }
 
-    /// A message object's `usage` (or a stream's, once merged).
+    /// A message object's `usage` (or a stream's, once merged). `input_tokens` excludes the cache's tokens:
+    /// the total adds the writes and the reads, and the classes say which is which. Writes are split by TTL
+    /// where `cache_creation` says it; a write whose TTL it does not say is counted as the dearer 1-hour one.
     static func usage(_ usage: [String: JSONValue]) -> Usage? {
         guard let input = TokenCount.read(usage["input_tokens"]),
             let output = TokenCount.read(usage["output_tokens"]),
             let written = TokenCount.readOptional(usage["cache_creation_input_tokens"]),
             let read = TokenCount.readOptional(usage["cache_read_input_tokens"])
         else { return nil }
-        let (weighted, overflow1) = written.multipliedReportingOverflow(by: cacheWriteWeight)
-        let (sum1, overflow2) = input.addingReportingOverflow(weighted)
-        let (total, overflow3) = sum1.addingReportingOverflow(read)
-        guard !overflow1, !overflow2, !overflow3 else { return nil }
-        return Usage(inputTokens: total, outputTokens: output)
+        let byTTL = usage["cache_creation"]?.objectValue
+        guard let fiveMinutes = TokenCount.readOptional(byTTL?["ephemeral_5m_input_tokens"]),
+            let oneHour = TokenCount.readOptional(byTTL?["ephemeral_1h_input_tokens"])
+        else { return nil }
+        let (sum1, overflow1) = input.addingReportingOverflow(written)
+        let (total, overflow2) = sum1.addingReportingOverflow(read)
+        guard !overflow1, !overflow2, fiveMinutes <= written else { return nil }
+        let counted = Usage(
+            inputTokens: total,
+            outputTokens: output,
+            classes: [.cachedInput: read, .cacheWrite: fiveMinutes, .cacheWrite1h: written - fiveMinutes]
+        )
+        _ = oneHour  // read for its shape; the rest of the writes are counted as 1-hour ones either way
+        return counted.isConsistent ? counted : nil
     }
 }

@@ -117,9 +117,31 @@ enum GeminiGenerate {
         else { return nil }
         let (input, overflow1) = prompt.addingReportingOverflow(toolPrompt)
         let (generated, overflow2) = candidates.addingReportingOverflow(thoughts)
-        guard !overflow1, !overflow2 else { return nil }
+        guard !overflow1, !overflow2, let cached = TokenCount.readOptional(metadata["cachedContentTokenCount"]),
+            let audioIn = modality("AUDIO", in: metadata["promptTokensDetails"]),
+            let audioOut = modality("AUDIO", in: metadata["candidatesTokensDetails"]),
+            let imageOut = modality("IMAGE", in: metadata["candidatesTokensDetails"])
+        else { return nil }
         // Whatever the total holds beyond the counts we know is billed too: count it as output.
-        return Usage(inputTokens: input, outputTokens: max(generated, total - min(total, input)))
+        let counted = Usage(
+            inputTokens: input,
+            outputTokens: max(generated, total - min(total, input)),
+            classes: [.cachedInput: cached, .audioInput: audioIn, .audioOutput: audioOut, .imageOutput: imageOut]
+        )
+        return counted.isConsistent ? counted : nil
+    }
+
+    /// The tokens of one modality in a `…TokensDetails` list (`[{"modality":"AUDIO","tokenCount":n}]`); 0 when
+    /// absent, nil when unreadable.
+    static func modality(_ name: String, in details: JSONValue?) -> Int? {
+        guard let details, details != .null else { return 0 }
+        guard let entries = details.arrayValue, entries.count <= 16 else { return nil }
+        var tokens = 0
+        for entry in entries where entry["modality"]?.stringValue == name {
+            guard let count = TokenCount.readOptional(entry["tokenCount"]) else { return nil }
+            tokens += count
+        }
+        return tokens
     }
 
     /// Whether a chunk ends the answer: a candidate with a `finishReason`, or a blocked prompt.

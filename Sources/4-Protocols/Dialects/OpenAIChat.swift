@@ -58,7 +58,21 @@ enum OpenAIChat {
             let input = TokenCount.read(usage["prompt_tokens"]),
             let output = TokenCount.read(usage["completion_tokens"])
         else { return nil }
-        return Usage(inputTokens: input, outputTokens: output)
+        // The details are parts of the totals: cached and written cache tokens and audio of the prompt, audio of
+        // the completion (reasoning and rejected prediction tokens are output at the output price).
+        let prompt = usage["prompt_tokens_details"]?.objectValue
+        let completion = usage["completion_tokens_details"]?.objectValue
+        guard let cached = TokenCount.readOptional(prompt?["cached_tokens"]),
+            let written = TokenCount.readOptional(prompt?["cache_write_tokens"]),
+            let audioIn = TokenCount.readOptional(prompt?["audio_tokens"]),
+            let audioOut = TokenCount.readOptional(completion?["audio_tokens"])
+        else { return nil }
+        let counted = Usage(
+            inputTokens: input,
+            outputTokens: output,
+            classes: [.cachedInput: cached, .cacheWrite: written, .audioInput: audioIn, .audioOutput: audioOut]
+        )
+        return counted.isConsistent ? counted : nil
     }
 }
 

@@ -64,6 +64,15 @@ enum OpenAIResponses {
             let input = TokenCount.read(usage["input_tokens"]),
             let output = TokenCount.read(usage["output_tokens"])
         else { return nil }
-        return Usage(inputTokens: input, outputTokens: output)
+        let details = usage["input_tokens_details"]?.objectValue
+        guard let cached = TokenCount.readOptional(details?["cached_tokens"]),
+            let written = TokenCount.readOptional(details?["cache_write_tokens"])
+        else { return nil }
+        let counted = Usage(
+            inputTokens: input,
+            outputTokens: output,
+            classes: [.cachedInput: cached, .cacheWrite: written]
+        )
+        return counted.isConsistent ? counted : nil
     }
 }

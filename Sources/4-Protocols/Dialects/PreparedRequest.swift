@@ -38,11 +38,12 @@ package struct PreparedRequest: Sendable, Hashable {
     /// plus `inputTokenOverhead`; times `inputTokenWeight`. A declaration never lowers the bound below the
     /// bytes: a text body larger than it still bills every token it carries. Saturates at `Int.max`.
     /// - Parameter maxInputTokens: the route's declared input bound.
-    package func inputTokenBound(maxInputTokens: Int? = nil) -> Int {
+    /// - Parameter weighted: false when the route prices the dearer classes the weight stands for.
+    package func inputTokenBound(maxInputTokens: Int? = nil, weighted: Bool = true) -> Int {
         let tokens = max(body.count, maxInputTokens ?? 0)
         let (withOverhead, overflow1) = tokens.addingReportingOverflow(max(inputTokenOverhead, 0))
         let (weighted, overflow2) = (overflow1 ? Int.max : withOverhead).multipliedReportingOverflow(
-            by: inputTokenWeight
+            by: weighted ? inputTokenWeight : 1
         )
         return overflow2 ? Int.max : weighted
     }

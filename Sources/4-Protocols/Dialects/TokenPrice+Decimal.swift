@@ -79,13 +79,22 @@ extension TokenPrice {
 }
 
 extension ModelPrice {
-    /// Reads one model's entry of a route's `prices`: exactly `{"inputPerMTok":USD,"outputPerMTok":USD}`;
-    /// `nil` for a missing, unknown or unreadable member.
+    /// Reads one model's entry of a route's `prices`: `{"inputPerMTok":USD,"outputPerMTok":USD}` and any of the
+    /// classes' keys (`TokenClass.priceKey`); `nil` for a missing, unknown or unreadable member.
+    /// A `null` class is absent (Terraform writes an unset optional attribute as `null`).
     package init?(json: JSONValue) {
-        guard case .object(let members) = json, members.count == 2,
-            let input = members["inputPerMTok"].flatMap(TokenPrice.init(json:)),
+        guard case .object(let all) = json else { return nil }
+        let members = all.filter { $0.value != .null }
+        guard let input = members["inputPerMTok"].flatMap(TokenPrice.init(json:)),
             let output = members["outputPerMTok"].flatMap(TokenPrice.init(json:))
         else { return nil }
-        self.init(input: input, output: output)
+        var classes: [TokenClass: TokenPrice] = [:]
+        for kind in TokenClass.allCases {
+            guard let value = members[kind.priceKey] else { continue }
+            guard let price = TokenPrice(json: value) else { return nil }
+            classes[kind] = price
+        }
+        guard members.count == 2 + classes.count else { return nil }
+        self.init(input: input, output: output, classes: classes)
     }
 }

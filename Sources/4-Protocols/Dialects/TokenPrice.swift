@@ -16,13 +16,27 @@ package struct TokenPrice: Sendable, Hashable, Comparable {
     package static func < (lhs: TokenPrice, rhs: TokenPrice) -> Bool { lhs.microUSDPerMTok < rhs.microUSDPerMTok }
 }
 
-/// The input and output prices of one model (`{"inputPerMTok":USD,"outputPerMTok":USD}`).
+/// The prices of one model: text input and output, and the classes the route prices
+/// (`{"inputPerMTok":USD,"outputPerMTok":USD,"cacheWritePerMTok":USD,…}`, docs/dialects.md).
 package struct ModelPrice: Sendable, Hashable {
     package var input: TokenPrice
     package var output: TokenPrice
+    /// Each priced class; a class without one is priced by its dialect's rule or not at all
+    /// (`Dialect.classPrice`).
+    package var classes: [TokenClass: TokenPrice]
 
-    package init(input: TokenPrice, output: TokenPrice) {
+    package init(input: TokenPrice, output: TokenPrice, classes: [TokenClass: TokenPrice] = [:]) {
         self.input = input
         self.output = output
+        self.classes = classes
+    }
+
+    /// The dearest price an input token can reach (text or a priced input class), and an output token.
+    package var dearestInput: TokenPrice {
+        classes.filter { !$0.key.isOutput }.values.reduce(input) { max($0, $1) }
+    }
+
+    package var dearestOutput: TokenPrice {
+        classes.filter { $0.key.isOutput }.values.reduce(output) { max($0, $1) }
     }
 }

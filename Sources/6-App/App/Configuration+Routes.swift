@@ -276,7 +276,9 @@ extension SettingsReader {
                 route.prices = prices
             } else {
                 errors.append(
-                    "prices must be {\"<model>\":{\"inputPerMTok\":USD,\"outputPerMTok\":USD}} (at most 6 decimals)"
+                    "prices must be {\"<model>\":{\"inputPerMTok\":USD,\"outputPerMTok\":USD}} and optionally"
+                        + " cachedInputPerMTok, cacheWritePerMTok, cacheWrite1hPerMTok, audioInputPerMTok,"
+                        + " audioOutputPerMTok, imageOutputPerMTok (USD, at most 6 decimals)"
                 )
             }
         }

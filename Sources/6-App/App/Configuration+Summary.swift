@@ -30,10 +30,19 @@ extension Configuration {
                 "maxInputTokens": route.maxInputTokens.map { int($0) } ?? .null,
                 "prices": .object(
                     route.prices.mapValues { price in
-                        .object([
+                        // Each class at the price a settle uses: the route's, the dialect's rule, or unpriced.
+                        var fields: [String: JSONValue] = [
                             "inputMicroUSDPerMTok": .int(price.input.microUSDPerMTok),
                             "outputMicroUSDPerMTok": .int(price.output.microUSDPerMTok),
-                        ])
+                        ]
+                        var classes: [String: JSONValue] = [:]
+                        for kind in TokenClass.allCases {
+                            classes[kind.rawValue] =
+                                route.dialect.classPrice(kind, price).map { .int($0.microUSDPerMTok) }
+                                ?? .string("unpriced: keeps the reservation")
+                        }
+                        fields["classesMicroUSDPerMTok"] = .object(classes)
+                        return .object(fields)
                     }
                 ),
                 "worstCase": worstCase(route),
@@ -110,14 +119,16 @@ extension Configuration {
         guard route.dialect.isKnown, let output = route.maxOutputTokens, !route.prices.isEmpty else {
             return .string("unbounded (opaque dialect or no prices)")
         }
-        // An Anthropic request that writes the prompt cache counts its input twice (Dialects).
-        let weight = route.dialect == .anthropicMessages ? 2 : 1
-        let input = max(route.maxInputTokens ?? 0, route.maxRequestBytes) * weight
+        let input = max(route.maxInputTokens ?? 0, route.maxRequestBytes)
         let models = route.models.map { $0.sorted() } ?? route.prices.keys.sorted()
         var dearest: (model: String, micros: Int64)?
         for model in models {
             guard let price = route.prices[model] else { continue }
-            let micros = Cost.worstCase(inputTokens: input, maxOutputTokens: output, price: price)
+            // An Anthropic request that writes the prompt cache counts its input twice, unless the route prices
+            // the writes (they are then in the dearest input price; Dialects).
+            let pricesWrites = price.classes[.cacheWrite] != nil || price.classes[.cacheWrite1h] != nil
+            let weight = route.dialect == .anthropicMessages && !pricesWrites ? 2 : 1
+            let micros = Cost.worstCase(inputTokens: input * weight, maxOutputTokens: output, price: price)
             if dearest == nil || micros > dearest!.micros { dearest = (model, micros) }
         }
         guard let dearest else { return .string("unbounded (no price for an allowed model)") }

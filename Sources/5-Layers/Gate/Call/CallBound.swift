@@ -50,7 +50,9 @@ package struct CallBound: Sendable, Hashable {
             return .failure(refusal)
         case .success(let prepared):
             let price = prepared.model.flatMap { route.prices[$0] }
-            let input = prepared.inputTokenBound(maxInputTokens: route.maxInputTokens)
+            // A route that prices cache writes has them in the dearest input price: no weight on top.
+            let pricesWrites = price.map { $0.classes[.cacheWrite] != nil || $0.classes[.cacheWrite1h] != nil }
+            let input = prepared.inputTokenBound(maxInputTokens: route.maxInputTokens, weighted: pricesWrites != true)
             let output = prepared.maxOutputTokens ?? policy.maxOutputTokens
             var bound = CallBound(
                 body: prepared.body,
@@ -75,6 +77,8 @@ package struct CallBound: Sendable, Hashable {
         return stream.usage
     }
 
-    /// What the reported usage costs; nil without a price.
-    package func cost(of usage: Usage) -> Int64? { price.map { Cost.actual(usage, price: $0) } }
+    /// What the reported usage costs, each class at its price; nil without a price.
+    package func cost(of usage: Usage, dialect: Dialect) -> Cost.Priced? {
+        price.map { Cost.actual(usage, price: $0, dialect: dialect) }
+    }
 }

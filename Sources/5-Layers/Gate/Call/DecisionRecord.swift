@@ -81,6 +81,9 @@ package struct DecisionRecord: Sendable {
     package var outputTokens: Int64?
     package var costMicros: Int64?
     package var costOverReservation: Bool?
+    /// A class of tokens in the usage that neither the route nor the dialect prices (`audio_output`, …): the
+    /// call kept its whole reservation.
+    package var usageUnpriced: String?
     /// The store's share of the call: requests, of them one after another, time waited, contention retries.
     package var ddbRequests: Int64?
     package var ddbSequential: Int64?
@@ -137,6 +140,7 @@ package struct DecisionRecord: Sendable {
         put("outputTokens", outputTokens)
         put("costMicros", costMicros)
         put("costOverReservation", costOverReservation)
+        put("usageUnpriced", usageUnpriced)
         put("ddbRequests", ddbRequests)
         put("ddbSequential", ddbSequential)
         put("ddbWaitMicros", ddbWaitMicros)

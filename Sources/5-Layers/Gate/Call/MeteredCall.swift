@@ -252,7 +252,13 @@ package struct MeteredCall: Sendable {
         record.usage = "read"
         record.inputTokens = Int64(usage.inputTokens)
         record.outputTokens = Int64(usage.outputTokens)
-        guard let ceiling, spendGuard.dailyBudgetMicros > 0, let cost = bound.cost(of: usage) else { return }
+        guard let ceiling, spendGuard.dailyBudgetMicros > 0, let priced = bound.cost(of: usage, dialect: route.dialect)
+        else { return }
+        guard case .cost(let cost) = priced else {
+            // A class of tokens nobody prices: the whole reservation stays, and the line says which class.
+            if case .unpriced(let kind) = priced { record.usageUnpriced = kind.rawValue }
+            return
+        }
         record.costMicros = cost
         do {
             if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
