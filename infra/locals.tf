@@ -3,8 +3,12 @@ locals {
   kms_key_id = var.kms_key_arn == "" ? null : var.kms_key_arn
 
   # ROUTES as the function reads it: optional fields left out rather than sent as null.
+  # A price's unset classes are left out too (the type writes them as null).
   routes_json = jsonencode([
-    for r in var.routes : { for k, v in r : k => v if v != null }
+    for r in var.routes : merge(
+      { for k, v in r : k => v if v != null && k != "prices" },
+      r.prices == null ? {} : { prices = { for m, p in r.prices : m => { for pk, pv in p : pk => pv if pv != null } } },
+    )
   ])
 
   # The mode each route's metrics carry (the `mode` dimension): its own, else GATE_MODE.

@@ -347,7 +347,7 @@ variable "upstream_auth_header" {
 }
 
 variable "routes" {
-  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices, stream, maxStreamSeconds, maxStreamBytes, allowFields, deviceCheckFallback, maxDeviceActivity, unproven, repeatAllowance, onUnknownDevice, requireStrongIntegrity: every field of docs/api.md section 5). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
+  description = "ROUTES: the metered routes (method, path, feature; optional allowance, mode, binding, onUnavailable, upstreamPath, maxResponseBytes, release, releaseStatuses, maxRequestBytes, upstreamTimeoutMs, dialect, models, maxOutputTokens, maxInputTokens, prices, stream, maxStreamSeconds, maxStreamBytes, allowFields, template, deviceCheckFallback, maxDeviceActivity, unproven, repeatAllowance, onUnknownDevice, requireStrongIntegrity: every field of docs/api.md section 5). Each buffered route becomes an API Gateway route (a streamed one is served by the streaming Function URL, infra/streaming.tf) and, through `feature`, the `route` dimension of its metrics."
   type = list(object({
     method           = string
     path             = string
@@ -378,6 +378,7 @@ variable "routes" {
       imageOutputPerMTok  = optional(number)
     })))
     allowFields = optional(list(string))
+    template    = optional(object({ body = any, variables = map(any) }))
     # Streamed routes (docs/streaming.md), served by the Function URL of infra/streaming.tf.
     stream           = optional(bool)
     maxStreamSeconds = optional(number)

@@ -131,6 +131,13 @@ import Testing
             "anthropic-messages endpoint"
         ),
         (#"{"dialect":"openai-chat","maxOutputTokens":9,"allowFields":["a b"]}"#, "allowFields must be"),
+        // A template the closed world refuses, or that names a variable it does not declare, never starts.
+        (
+            #"{"dialect":"openai-chat","maxOutputTokens":9,"upstreamPath":"/v1/chat/completions","template":{"body":{"model":"m","messages":[],"audio":{"voice":"alloy"},"user":"{{u}}"},"variables":{"u":{"type":"string","maxLength":9}}}}"#,
+            "template body is refused by its dialect"
+        ),
+        (#"{"template":{"body":{"a":"{{x}}"},"variables":{}}}"#, "template must be"),
+        (#"{"template":{"body":{"a":"{{x}}"},"variables":{"y":{"type":"boolean"}}}}"#, "names no variable"),
         (#"{"upstreamPath":"/v1/x?"}"#, "upstreamPath must be"),
         (#"{"upstreamPath":"/v1/x?a=1#b"}"#, "upstreamPath must be"),
         (#"{"upstreamPath":"/v1/x?a=b c"}"#, "upstreamPath must be"),

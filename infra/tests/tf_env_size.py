@@ -48,6 +48,8 @@ FIELD_SAMPLES = {
     "deviceCheckFallback": True, "repeatAllowance": {"firstDay": 1, "laterDays": 0}, "onUnknownDevice": "first",
     "unproven": {"allowance": {"firstDay": 1, "laterDays": 1}}, "maxDeviceActivity": "LEVEL_2", "stream": False,
     "maxStreamSeconds": 60, "maxStreamBytes": 1048576, "requireStrongIntegrity": True, "allowFields": ["prediction"],
+    "template": {"body": {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "{{topic}}"}]},
+                 "variables": {"topic": {"type": "string", "maxLength": 100}}},
 }
 
 # A fully configured deployment, as check_tf.EXAMPLE_ENVIRONMENT describes it.

@@ -44,6 +44,10 @@ package struct DialectRefusal: Error, Hashable, CustomStringConvertible {
         /// A premium switch: a service tier above the standard price, Anthropic's fast `speed`, or an output
         /// modality other than text (audio, image), each billed above the route's text prices.
         package static let premiumSwitch = Reason("dialect.premium_switch")
+        /// On a template route, the body is not `{"variables": {…}}` (docs/dialects.md, "Template routes").
+        package static let templateBody = Reason("dialect.template_body")
+        /// On a template route, a variable is missing, unknown, of the wrong type, too long or not allowed.
+        package static let templateVariable = Reason("dialect.template_variable")
         /// The upstream path is not a Gemini `models/{model}:generateContent` method.
         package static let pathInvalid = Reason("dialect.path_invalid")
     }

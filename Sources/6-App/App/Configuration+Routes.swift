@@ -12,7 +12,7 @@ extension SettingsReader {
         "maxResponseBytes", "requireStrongIntegrity", "release", "releaseStatuses", "maxRequestBytes",
         "upstreamTimeoutMs", "dialect", "models", "maxOutputTokens", "maxInputTokens", "prices", "deviceCheckFallback",
         "maxDeviceActivity", "repeatAllowance", "onUnknownDevice", "unproven",
-        "stream", "maxStreamSeconds", "maxStreamBytes", "allowFields",
+        "stream", "maxStreamSeconds", "maxStreamBytes", "allowFields", "template",
     ]
     /// The largest output or input cap a route may declare.
     static let maxTokenLimit: Int64 = 10_000_000
@@ -296,6 +296,30 @@ extension SettingsReader {
                         "stream: true needs upstreamPath …:streamGenerateContent?alt=sse with gemini-generate"
                     )
                 }
+            }
+        }
+        if let value = fields["template"] {
+            do {
+                let template = try RequestTemplate(json: value)
+                // The rendered request must pass its dialect's closed world: checked once here, with sample values.
+                if route.dialect.isKnown, route.maxOutputTokens != nil {
+                    let policy = DialectPolicy(
+                        models: route.models,
+                        maxOutputTokens: route.maxOutputTokens ?? 1,
+                        acceptsMedia: route.maxInputTokens != nil,
+                        allowFields: route.allowFields
+                    )
+                    if case .failure(let refusal) = route.dialect.prepare(
+                        body: template.sample(),
+                        policy: policy,
+                        upstreamPath: route.upstreamPath
+                    ) {
+                        errors.append("template body is refused by its dialect: \(refusal.description.prefix(200))")
+                    }
+                }
+                route.template = template
+            } catch {
+                errors.append(error.message)
             }
         }
         if route.dialect.isKnown {

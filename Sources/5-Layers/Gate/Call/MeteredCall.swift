@@ -92,9 +92,20 @@ package struct MeteredCall: Sendable {
             record.decision = "request_too_large"
             return .refused(.requestTooLarge, headers: ["cache-control": "no-store"])
         }
+        // A template route renders the provider request from the client's variables (nothing else is read).
+        var body = request.body
+        if let template = route.template {
+            switch template.render(body) {
+            case .success(let rendered): body = rendered
+            case .failure(let refusal):
+                record.decision = "invalid_request"
+                record.reason = refusal.reason.slug
+                return .refused(.invalidRequest, headers: ["cache-control": "no-store"])
+            }
+        }
         // A known dialect's body is checked and capped before anything is spent.
         let bound: CallBound
-        switch CallBound.prepare(request.body, route: route) {
+        switch CallBound.prepare(body, route: route) {
         case .success(let prepared): bound = prepared
         case .failure(let refusal):
             record.decision = "invalid_request"

@@ -49,6 +49,9 @@ package struct MeteredRoute: Sendable, Hashable {
     /// that declares it lets media (images, audio, files) through. The cap then holds as far as this
     /// declaration does.
     package var maxInputTokens: Int?
+    /// `template`: the provider request the gate renders from the client's `{"variables": {…}}` (a template
+    /// route: docs/dialects.md, "Template routes"); nil: the client sends the provider request itself.
+    package var template: RequestTemplate?
     /// `allowFields`: top-level request fields beyond the dialect's closed world that the operator has priced
     /// (docs/dialects.md); `service_tier` also lets OpenAI's `flex` through.
     package var allowFields: Set<String> = []
