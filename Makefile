@@ -252,7 +252,7 @@ ddb-standin-check: setup
 ## openapi-check: docs/openapi.yaml is valid OpenAPI 3.1, and it and docs/api.md name every setting,
 ## ROUTES field and error answer of the code (scripts/check-contract.py).
 ## ref-check: every reference to a document (the contract, the source documents, relative doc links) resolves
-## to a file in the repository (scripts/check-refs.py); no Swift comment in Sources, Tools or Tests points at
+## to a file in the repository (scripts/check-refs.py); no Swift comment in Sources, Tools, Tests or Clients points at
 ## an issue number or the seed documents (scripts/check-refs.py --comments); every target has a `##`
 ## line (scripts/make-help.py --check); docs/architecture.md's module graph matches Package.swift and points
 ## one way (scripts/module-graph.py --check; run the script without --check to regenerate it).
