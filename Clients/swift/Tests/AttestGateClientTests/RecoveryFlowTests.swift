@@ -181,3 +181,42 @@ import Testing
         #expect(sent.first?.header("Accept") == "text/event-stream")
     }
 }
+
+/// Whatever goes wrong, an install makes at most `maxNewKeysPerDay` App Attest keys a day.
+@Suite struct KeyLimitTests {
+    @Test func aServerThatRefusesEveryRegistrationCostsAtMostThreeKeysADay() async {
+        let h = Harness()
+        let rejected = FakeGateServer.Scripted.answer(status: 403, body: #"{"error":"attestation_rejected"}"#)
+        for _ in 0..<3 { await h.server.script(ServerAPI.keysPath, rejected) }
+        let client = h.client()
+        var outcomes: [Outcome] = []
+        for _ in 0..<5 { outcomes.append(await client.post("/v1/generate", body: generateBody)) }
+        #expect(await h.enclave.generatedKeys == 3)
+        guard case .attestationUnavailable(.keyLimit) = outcomes[4] else {
+            Issue.record("expected attestationUnavailable(keyLimit), got \(outcomes[4])")
+            return
+        }
+        // The next launch remembers the keys it made.
+        _ = await h.client().post("/v1/generate", body: generateBody)
+        #expect(await h.enclave.generatedKeys == 3)
+        // A day later, one more key may be made (and this time the server takes it).
+        h.clock.advance(86_401)
+        #expect(await h.client().post("/v1/generate", body: generateBody).isServed())
+        #expect(await h.enclave.generatedKeys == 4)
+    }
+
+    @Test func aServerThatRefusesEveryProofStopsRenewingKeysAtTheLimitAndKeepsTheLastOne() async {
+        let h = Harness()
+        await h.server.set(refuseValidProofs: 1_000)
+        let client = h.client()
+        for _ in 0..<4 {
+            guard case .attestationRequired = await client.post("/v1/generate", body: generateBody) else {
+                Issue.record("expected attestationRequired")
+                return
+            }
+        }
+        #expect(await h.enclave.generatedKeys == 3)
+        // The last call could not renew its key: two proved requests, not three.
+        #expect(await h.server.sent(to: "/v1/generate").count == 3 + 3 + 2 + 2)
+    }
+}

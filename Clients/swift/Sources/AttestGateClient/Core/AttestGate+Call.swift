@@ -60,7 +60,9 @@ extension AttestGate {
                 configuration.onEvent?(.recovery(step: 1))
                 return nil
             }
-            if !recovery.newKey {
+            // A new key only while the install may make one: a server that refuses every proof must not
+            // cost a key per call.
+            if !recovery.newKey, await registrar.mayMakeKey() {
                 recovery.newKey = true
                 configuration.onEvent?(.recovery(step: 2))
                 await registrar.reject(keyID, reason: "proof.refused_twice")

@@ -42,6 +42,7 @@ public final class AttestGate: Sendable {
             deviceCheck: platform.deviceCheck,
             store: platform.store,
             api: api,
+            maxNewKeysPerDay: configuration.maxNewKeysPerDay,
             onEvent: configuration.onEvent
         )
     }

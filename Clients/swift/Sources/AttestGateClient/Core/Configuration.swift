@@ -15,6 +15,11 @@ public struct Configuration: Sendable {
     /// When to send a DeviceCheck token on metered calls (`X-Device-Check-Token`); the key registration
     /// always carries one when the device can make it.
     public var deviceCheckOnCalls: DeviceCheckUse
+    /// The most App Attest keys the install makes in any 24 hours, whatever goes wrong (a server that
+    /// refuses every registration, Apple answering `invalidKey` to every key): each key counts in Apple's
+    /// fraud-risk metric for the device, and Apple asks apps to keep `attestKey` calls few. Past it, calls go
+    /// without App Attest proof (`MissingEvidence.keyLimit`) until the oldest key is a day old.
+    public var maxNewKeysPerDay: Int
     /// What the client did on its own (key made, recovery, retries), for logs and metrics.
     public var onEvent: (@Sendable (ClientEvent) -> Void)?
     #if DEBUG
@@ -30,6 +35,7 @@ public struct Configuration: Sendable {
         maxResponseBytes: Int = 6 << 20,
         timeout: Double = 30,
         deviceCheckOnCalls: DeviceCheckUse = .whenAppAttestIsUnavailable,
+        maxNewKeysPerDay: Int = 3,
         onEvent: (@Sendable (ClientEvent) -> Void)? = nil
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -39,6 +45,7 @@ public struct Configuration: Sendable {
         self.maxEventBytes = 4 << 20
         self.timeout = timeout
         self.deviceCheckOnCalls = deviceCheckOnCalls
+        self.maxNewKeysPerDay = max(1, maxNewKeysPerDay)
         self.onEvent = onEvent
     }
 }

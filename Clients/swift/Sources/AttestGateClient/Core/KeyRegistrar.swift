@@ -10,13 +10,18 @@ internal import Foundation
 actor KeyRegistrar {
     /// The store's name for the key record.
     static let recordName = "attestgate.appattest-key"
+    /// The store's name for when the install's recent keys were made (Unix seconds, JSON).
+    static let keysMadeName = "attestgate.appattest-keys-made"
 
     private let appAttest: any AppAttestService
     private let deviceCheck: any DeviceCheckTokenProvider
     private let store: any SecureStore
     private let api: ServerAPI
     private let onEvent: (@Sendable (ClientEvent) -> Void)?
+    private let maxNewKeysPerDay: Int
     private let lock = AsyncLock()
+    /// When this install's keys of the last day were made.
+    private var keysMade: [Int64] = []
     private var lifecycle = KeyLifecycle()
     private var loaded = false
     private var supported: Bool?
@@ -26,12 +31,14 @@ actor KeyRegistrar {
         deviceCheck: any DeviceCheckTokenProvider,
         store: any SecureStore,
         api: ServerAPI,
+        maxNewKeysPerDay: Int,
         onEvent: (@Sendable (ClientEvent) -> Void)?
     ) {
         self.appAttest = appAttest
         self.deviceCheck = deviceCheck
         self.store = store
         self.api = api
+        self.maxNewKeysPerDay = maxNewKeysPerDay
         self.onEvent = onEvent
     }
 
@@ -69,6 +76,13 @@ actor KeyRegistrar {
         await save()
     }
 
+    /// Whether a new key may be made now (`Configuration.maxNewKeysPerDay`).
+    func mayMakeKey() async -> Bool {
+        await load()
+        let now = api.now
+        return keysMade.filter { $0 > now - 86_400 }.count < maxNewKeysPerDay
+    }
+
     /// Whether App Attest works in this process (asked once).
     func isSupported() async -> Bool {
         if let supported { return supported }
@@ -89,12 +103,16 @@ actor KeyRegistrar {
                 return (.ready(keyID: keyID, binding: binding), retrier)
             case .generateKey:
                 guard newKeys > 0 else { return (.failed(.rejected), retrier) }
+                let now = api.now
+                keysMade.removeAll { $0 <= now - 86_400 }
+                guard keysMade.count < maxNewKeysPerDay else { return (.failed(.keyLimit), retrier) }
                 newKeys -= 1
                 do {
                     lifecycle.keyGenerated(try await appAttest.generateKey())
                 } catch {
                     return (.unavailable(AppAttestError.from(error).reason), retrier)
                 }
+                keysMade.append(now)
                 onEvent?(.keyGenerated)
                 await save()
             case .attest(let keyID, let retry):
@@ -194,6 +212,11 @@ actor KeyRegistrar {
     private func load() async {
         guard !loaded else { return }
         loaded = true
+        if let bytes = try? await store.read(Self.keysMadeName),
+            let made = try? JSONDecoder().decode([Int64].self, from: Data(bytes))
+        {
+            keysMade = made
+        }
         guard let bytes = try? await store.read(Self.recordName),
             let record = try? JSONDecoder().decode(KeyRecord.self, from: Data(bytes))
         else { return }
@@ -201,6 +224,7 @@ actor KeyRegistrar {
     }
 
     private func save() async {
+        if let bytes = try? JSONEncoder().encode(keysMade) { try? await store.write(Self.keysMadeName, [UInt8](bytes)) }
         if let record = lifecycle.record, let bytes = try? JSONEncoder().encode(record) {
             try? await store.write(Self.recordName, [UInt8](bytes))
         } else {

@@ -16,11 +16,15 @@ public struct MissingEvidence: Hashable, Sendable, CustomStringConvertible {
     /// configured there: `404`).
     public static let registrationInvalid = MissingEvidence("registration.invalid")
 
+    /// The install made as many App Attest keys as it may in a day (`Configuration.maxNewKeysPerDay`).
+    public static let keyLimit = MissingEvidence("registration.key_limit")
+
     static func registration(_ failure: RegistrationFailure) -> MissingEvidence {
         switch failure {
         case .rejected: .registrationRejected
         case .unavailable, .tooManyChallenges: .registrationUnavailable
         case .invalid: .registrationInvalid
+        case .keyLimit: .keyLimit
         }
     }
 }

@@ -91,4 +91,7 @@ public enum RegistrationFailure: Sendable, Hashable {
     /// An answer that names a bug (`400 invalid_request`, `invalid_device_id`, `404`: App Attest not
     /// configured on the server).
     case invalid(status: Int, code: String?)
+    /// This install already made `Configuration.maxNewKeysPerDay` keys in the last 24 hours: no new one
+    /// until the oldest is a day old (each key counts in Apple's fraud-risk metric for the device).
+    case keyLimit
 }
