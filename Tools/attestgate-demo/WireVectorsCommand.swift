@@ -70,6 +70,7 @@ enum WireVectorsCommand {
         }
         return .object([
             "headers": .array(headers.map { .string($0.name) }),
+            "debugTokenHeader": .string(WireHeader.debugToken.name),
             "requestBinding": .array(requestBinding),
             "challengeBinding": .array(challengeBinding),
             "strings": .array(

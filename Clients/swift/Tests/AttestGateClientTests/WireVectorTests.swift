@@ -19,6 +19,7 @@ import Testing
             let value, json: String
         }
         let headers: [String]
+        let debugTokenHeader: String
         let requestBinding: [Request]
         let challengeBinding: [ChallengeVector]
         let strings: [StringVector]
@@ -29,7 +30,9 @@ import Testing
             .appendingPathComponent("Fixtures/wire-vectors.json")
         // A missing or unreadable fixture fails every test below with a clear message, not a crash.
         guard let data = try? Data(contentsOf: url), let vectors = try? JSONDecoder().decode(Vectors.self, from: data)
-        else { return Vectors(headers: [], requestBinding: [], challengeBinding: [], strings: []) }
+        else {
+            return Vectors(headers: [], debugTokenHeader: "", requestBinding: [], challengeBinding: [], strings: [])
+        }
         return vectors
     }()
 
@@ -75,5 +78,8 @@ import Testing
             WireHeader.quotaRemaining, WireHeader.nextChallenge, WireHeader.nextChallengeExpires,
         ]
         #expect(client == Self.vectors.headers)
+        #if DEBUG
+        #expect(DebugToken.header == Self.vectors.debugTokenHeader)
+        #endif
     }
 }
