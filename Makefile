@@ -13,7 +13,7 @@ APT_PACKAGES := libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config python3 py
 PIP_PACKAGES := moto[server] boto3 python-hcl2==8.1.4 cryptography cbor2 openapi-spec-validator==0.9.0
 
 .PHONY: help setup build test contention-check lint format unit-test link-check init-order run clean package package-check infra-check test-table \
-	demo run-check openapi-check api-fuzz ref-check stream-isolation-check android-client-check
+	demo run-check openapi-check api-fuzz ref-check stream-isolation-check android-client-check swift-client-check
 
 ## help: every target with the first line of its `## target:` comment (scripts/make-help.py; ref-check
 ## fails when a target has none).
@@ -51,13 +51,15 @@ init-order: build
 	rm -f .build/release/bootstrap  # SwiftPM does not see the file behind the flag: relink
 	$(MAKE) build
 
-## lint: `swift format lint --strict` over Sources, Tools, Tests and Package.swift (the project's .swift-format).
+## lint: `swift format lint --strict` over Sources, Tools, Tests and Package.swift, and the Swift client's
+## (Clients/swift), with the project's .swift-format.
+SWIFT_FILES := Sources Tools Tests Package.swift Clients/swift/Sources Clients/swift/Tests Clients/swift/Package.swift
 lint:
-	$(SWIFT) format lint --strict -r Sources Tools Tests Package.swift
+	$(SWIFT) format lint --strict -r $(SWIFT_FILES)
 
 ## format: rewrites the same files with `swift format -i`.
 format:
-	$(SWIFT) format -i -r Sources Tools Tests Package.swift
+	$(SWIFT) format -i -r $(SWIFT_FILES)
 
 ## Real decision lines of every in-process flow test, replayed through the alarms of infra/ after the tests.
 DECISION_LINES := $(CURDIR)/build/decision-lines.tests.jsonl
@@ -97,7 +99,8 @@ test-table: setup
 ## test: everything CI checks, stage by stage with each stage's wall time (scripts/test-stages.sh), ending
 ## with the single line `checks: N passed, 0 failed`.
 TEST_STAGES := lint ref-check openapi-check unit-test contention-check infra-check test-table fuzz-smoke link-check ci-ddb-local \
-	ci-ddb-selftest ddb-standin-check run-check stream-isolation-check android-client-check api-fuzz
+	ci-ddb-selftest ddb-standin-check run-check stream-isolation-check android-client-check swift-client-check \
+	api-fuzz
 test: setup
 	@scripts/test-stages.sh "$(MAKE)" $(TEST_STAGES)
 
@@ -142,6 +145,15 @@ stream-isolation-check: $(if $(BOOTSTRAP_PATH),setup,build)
 ## and the debug set's androidx.test reader are not compiled here.
 android-client-check: build
 	Clients/android/check.sh .build/release/bootstrap
+
+## swift-client-check: the Swift client (Clients/swift/README.md) built and tested on Linux: the wire vectors
+## written again by the server's WireContract must equal the client's fixture; a release build of the library
+## holds none of the debug-token strings its debug build holds; its unit tests, then its stack tests against the
+## release bootstrap (local-harness/client_stack.py with App Attest against the demo's synthetic CA and
+## DEBUG_TOKENS=on; `attestgate-demo enclave` as the Secure Enclave). Clients/swift/check.sh --unit runs the
+## release check and the unit tests alone. The Apple glue (Sources/AttestGateClient/Apple) is not compiled here.
+swift-client-check: build demo
+	Clients/swift/check.sh .build/release/bootstrap .build/release/attestgate-demo
 
 ## link-check: the release bootstrap links neither Foundation nor ICU (FoundationEssentials only), and carries
 ## no test knob (scripts/knob-check.sh: resends, controls, log capture, key and certificate making).
@@ -240,7 +252,7 @@ ddb-standin-check: setup
 ## openapi-check: docs/openapi.yaml is valid OpenAPI 3.1, and it and docs/api.md name every setting,
 ## ROUTES field and error answer of the code (scripts/check-contract.py).
 ## ref-check: every reference to a document (the contract, the source documents, relative doc links) resolves
-## to a file in the repository (scripts/check-refs.py); no Swift comment in Sources, Tools or Tests points at
+## to a file in the repository (scripts/check-refs.py); no Swift comment in Sources, Tools, Tests or Clients points at
 ## an issue number or the seed documents (scripts/check-refs.py --comments); every target has a `##`
 ## line (scripts/make-help.py --check); docs/architecture.md's module graph matches Package.swift and points
 ## one way (scripts/module-graph.py --check; run the script without --check to regenerate it).

@@ -169,12 +169,23 @@ let package = Package(
         // A genuine device in software (synthetic Apple-shaped chain, Play tokens for the fake Google).
         module("SimulatedDevice", in: "Tests/Support", ["CBOR", "CryptoTestSupport", "Crypto", "AttestCore"]),
 
+        // The Swift client library's platform-neutral core (Clients/swift, a package of its own for apps),
+        // compiled here too so that the demo's iOS device is played by the shipped client. Its Apple glue
+        // (Apple/, `#if canImport(DeviceCheck)`) and its URLSession transport stay out: the demo supplies the
+        // simulated Secure Enclave and libcurl.
+        .target(
+            name: "AttestGateClient",
+            path: "Clients/swift/Sources/AttestGateClient",
+            exclude: ["Apple", "Transport/URLSessionTransport.swift"],
+            swiftSettings: strictSettings
+        ),
+
         // make run's scripted session and a reference client (docs/api.md wire format); not in the Lambda zip.
         .executableTarget(
             name: "attestgate-demo",
             dependencies: [
-                "SimulatedDevice", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient", "Crypto", "CivilTime",
-                "AttestCore",
+                "AttestGateClient", "SimulatedDevice", "DynamoDB", "AWSJSON", "WireContract", "HTTPClient", "Crypto",
+                "CivilTime", "AttestCore",
             ],
             path: "Tools/attestgate-demo",
             swiftSettings: strictSettings

@@ -2,13 +2,17 @@
 """Runs a command against the local stack a client library is tested on, then stops the stack.
 
     local-harness/client_stack.py --bootstrap BIN --routes ROUTES.json [--ceiling-budget N] [--debug-tokens] \
-        -- COMMAND ...
+        [--app-attest DEMO] -- COMMAND ...
 
 The stack is run.py's, piece by piece (its helpers: processes in their own groups, stopped on exit, on a
 signal, or when this script dies): moto with the table, fake_google.py (OAuth + Play Integrity decode),
 fake_upstream.py, and lambda_harness.py with the real `bootstrap`, on free loopback ports and a throw-away
-state folder. It has no App Attest and no DeviceCheck (no synthetic Apple CA, so no attestgate-demo is
-needed): Play Integrity is the only provider, as for an Android app.
+state folder. Without --app-attest it has no App Attest and no DeviceCheck (no synthetic Apple CA, so no
+attestgate-demo is needed): Play Integrity is the only provider, as for an Android app. With
+--app-attest DEMO (the attestgate-demo executable) it makes a synthetic Apple CA with `DEMO ca` and the
+bootstraps trust it (APP_ATTEST_TRUST_ROOT, development keys of run.py's team and bundle id), so that a
+client whose Secure Enclave is `DEMO enclave --ca $ATTESTGATE_CA` registers keys and proves calls; device
+marks stay off (a registration's DeviceCheck token is checked for shape only).
 
 Two fronts, each with its own table in the same moto, so that the daily ceiling (environment-wide) can be
 spent without touching the other tests:
@@ -27,6 +31,10 @@ COMMAND runs with these variables (and exits with its status):
   ATTESTGATE_CLI                               the operator CLI (`attestgate`, the bootstrap under that name)
                                                with the main front's environment: `$ATTESTGATE_CLI debug-token
                                                create --name ci --expires 1d` acts on the main front's table
+  ATTESTGATE_DEBUG_TOKENS                      `on` with --debug-tokens
+and, with --app-attest:
+  ATTESTGATE_DEMO, ATTESTGATE_CA               the demo executable and the synthetic CA's folder (`DEMO enclave --ca`)
+  ATTESTGATE_TEAM_ID, ATTESTGATE_BUNDLE_ID     the App ID the bootstraps accept (APPLE_TEAM_ID, APPLE_BUNDLE_IDS)
 """
 import argparse
 import json
@@ -74,6 +82,16 @@ def write_cli(state, attestgate, env):
     return path
 
 
+def trust_simulated_ca(stack, demo):
+    """A synthetic Apple CA (`attestgate-demo ca`), trusted by the bootstraps for development keys."""
+    ca = os.path.join(stack.state, "ca")
+    os.makedirs(ca, mode=0o700)
+    root = subprocess.run([demo, "ca", "--dir", ca], check=True, capture_output=True, text=True).stdout.strip()
+    stack.env.update({"APPLE_TEAM_ID": run.TEAM_ID, "APPLE_BUNDLE_IDS": run.BUNDLE_ID,
+                      "APP_ATTEST_ENVIRONMENT": "development", "APP_ATTEST_TRUST_ROOT": root})
+    return ca
+
+
 def start_front(stack, args, env):
     """One lambda_harness.py with the given bootstrap environment; returns (front, control)."""
     saved = stack.env
@@ -93,6 +111,8 @@ def main(argv=None):
                         help="start a second front with this AI_DAILY_CALL_BUDGET (0: none)")
     parser.add_argument("--instances", type=int, default=2, help="bootstraps of the main front (default 2)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
+    parser.add_argument("--app-attest", metavar="DEMO", default=None,
+                        help="the attestgate-demo executable: App Attest against its synthetic CA")
     parser.add_argument("--debug-tokens", action="store_true",
                         help="DEBUG_TOKENS=on: the fronts take X-Debug-Token (made with $ATTESTGATE_CLI)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
@@ -124,6 +144,7 @@ def main(argv=None):
     status = 1
     try:
         make_state(stack)
+        ca = trust_simulated_ca(stack, args.app_attest) if args.app_attest else None
         run.step_moto(stack, args)
         run.step_google(stack, args)
         run.step_upstream(stack, args)
@@ -135,6 +156,11 @@ def main(argv=None):
             "ATTESTGATE_PACKAGE": PACKAGE, "ATTESTGATE_CERT_DIGEST": run.CERT_DIGEST,
             "ATTESTGATE_CLI": write_cli(state, attestgate, stack.env),
         }
+        if args.debug_tokens:
+            variables["ATTESTGATE_DEBUG_TOKENS"] = "on"
+        if ca:
+            variables.update({"ATTESTGATE_DEMO": os.path.abspath(args.app_attest), "ATTESTGATE_CA": ca,
+                              "ATTESTGATE_TEAM_ID": run.TEAM_ID, "ATTESTGATE_BUNDLE_ID": run.BUNDLE_ID})
         if args.ceiling_budget > 0:
             ceiling = dict(stack.env, TABLE_NAME=CEILING_TABLE, AI_DAILY_CALL_BUDGET=str(args.ceiling_budget))
             created = subprocess.run([attestgate, "table", "create"], env={**os.environ, **ceiling},

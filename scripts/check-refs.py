@@ -13,7 +13,7 @@ fails, naming file and line, on:
   - a path to a document (`docs/...`, `../x.md`, a backticked `x.md` or `x.yaml`) that resolves neither
     from the file's own folder, nor from the repository root, nor from docs/.
 
-With --comments it checks instead that no Swift comment (`//`, `///`) in Sources, Tools and Tests points at
+With --comments it checks instead that no Swift comment (`//`, `///`) in Sources, Tools, Tests and Clients points at
 what a reader of the repository cannot open: an issue number (`issue 7`, `Issues 16 and 17`, `issue #7`), the
 source documents the project started from (`the seed`, `seed's`, `seeds'`, `seed document`), a defect id of
 theirs (`DEF-6`), `design.md`, or a bare `(section 10)` / `(§ 10)` with no document named. A comment states
@@ -21,7 +21,7 @@ the rule itself and links the doc section (`docs/gate.md, "What is released"`, `
 `release: seed`, `.seed` and a random generator's seed are names, not references, and pass.
 
 Usage: check-refs.py [ROOT]                 (default: the repository this script is in)
-       check-refs.py --comments [PATH ...]  (default: Sources, Tools and Tests of that repository; a PATH is a
+       check-refs.py --comments [PATH ...]  (default: Sources, Tools, Tests and Clients of that repository; a PATH is a
                                             .swift file or a folder searched for them)
 """
 import os
@@ -42,7 +42,7 @@ DOC_PATH = re.compile(r"(?<![\w./@-])((?:\.\./)*(?:\./)?docs/[A-Za-z0-9_./-]*[A-
 RELATIVE_DOC = re.compile(r"(?<![\w./@-])((?:\.\./)+[A-Za-z0-9_./-]+\.(?:md|yaml))")
 BACKTICKED_DOC = re.compile(r"`([A-Za-z0-9_./-]+\.(?:md|yaml))(?:#[^`]*)?`")
 
-COMMENTED = ["Sources", "Tools", "Tests"]
+COMMENTED = ["Sources", "Tools", "Tests", "Clients"]
 COMMENT_REFERENCES = [
     (re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE), "an issue number"),
     (re.compile(r"\bthe\s+seeds?\b|\bseeds?'s?(?=\s)|\bseed\s+documents?\b", re.IGNORECASE),

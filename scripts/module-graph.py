@@ -219,6 +219,7 @@ def render(targets, root):
     product = {n: t for n, t in targets.items() if t["path"].startswith("Sources/")}
     tools = {n: t for n, t in targets.items() if t["path"].startswith("Tools/")}
     support = {n: t for n, t in targets.items() if t["path"].startswith("Tests/Support/")}
+    clients = {n: t for n, t in targets.items() if t["path"].startswith("Clients/")}
     suites = {n: t for n, t in targets.items() if t["kind"] == "tests"}
     loose = [n for n, t in product.items() if layer_of(t["path"]) is None]
     if loose:
@@ -296,14 +297,22 @@ def render(targets, root):
         "every product module is linked into it" if not unreached else
         "not linked into any: %s" % ", ".join("`%s`" % n for n in unreached)))
     lines.append("")
-    lines.extend(["Tools (`Tools/`, never shipped; † test support from `Tests/Support/`):", "",
+    lines.extend(["Tools (`Tools/`, never shipped; † test support from `Tests/Support/`; ‡ a client library's "
+                  "sources from `Clients/`):", "",
                   "| tool | folder | depends on (directly) |", "|---|---|---|"])
     for name in sorted(tools, key=lambda n: tools[n]["order"]):
         shown = []
         for dependency in tools[name]["dependencies"]:
-            shown.append("`%s`%s" % (dependency, "†" if dependency in support else ""))
+            shown.append("`%s`%s" % (dependency, "†" if dependency in support else "‡" if dependency in clients else ""))
         lines.append("| `%s` | `%s` | %s |" % (name, tools[name]["path"], ", ".join(shown) or "nothing"))
     lines.append("")
+    if clients:
+        lines.append("Client libraries compiled here too (`Clients/`, each a package of its own for apps, never "
+                     "shipped in the zip): %s." % "; ".join(
+                         "`%s` (`%s`, depends on %s)" % (name, clients[name]["path"], ", ".join(
+                             "`%s`" % d for d in clients[name]["dependencies"]) or "nothing")
+                         for name in sorted(clients, key=lambda n: clients[n]["order"])))
+        lines.append("")
     lines.append("Not shown: %d test suites (`Tests/`) and %d test-support modules (`Tests/Support/`: %s)." % (
         len(suites), len(support), ", ".join("`%s`" % n for n in sorted(support, key=lambda n: support[n]["order"]))))
     lines.append(END)

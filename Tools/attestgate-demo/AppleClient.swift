@@ -1,92 +1,59 @@
-internal import AttestCore
-internal import Crypto
+internal import AttestGateClient
 internal import FoundationEssentials
-internal import HTTPClient
 internal import SimulatedDevice
-internal import WireContract
 
-/// What an iOS app sends, step by step, with a software stand-in for the Secure Enclave
-/// (`SimulatedDevice`: Apple's formats, signed by a synthetic Apple-shaped CA the local server trusts).
+/// An iOS app, played by the shipped client library (`Clients/swift`, module `AttestGateClient`) on a
+/// simulated iPhone: exactly what an app built with the library sends, with a software stand-in for the
+/// Secure Enclave (`SimulatedEnclave`: Apple's formats, signed by a synthetic Apple-shaped CA the local
+/// server trusts).
 ///
 /// Real app ↔ this file:
-/// - `DCAppAttestService.generateKey()`            → `SimulatedAppAttestKey()`
-/// - `attestKey(keyId, clientDataHash:)`            → `device.attest(key, clientDataHash:, now:)`
-/// - `generateAssertion(keyId, clientDataHash:)`    → `device.assert(&key, clientDataHash:)`
+/// - `AttestGate.live(configuration:)`                 → `AttestGate(configuration:deviceID:platform:)` below
+/// - `DCAppAttestService` / `DCDevice`                  → `SimulatedEnclave` / `SimulatedDeviceCheck`
+/// - the Keychain (device ID, key id)                  → `InMemorySecureStore` (it survives a `reinstall()`)
+/// - `URLSession`                                       → `CurlClientTransport` (libcurl)
 struct AppleClient {
-    /// The UUID the app generated once and keeps in the Keychain.
+    /// The UUID the app made once and keeps in the Keychain.
     let deviceID: String
     let device: SimulatedDevice
-    var key: SimulatedAppAttestKey
-    let api: GateAPI
-    /// A reinstall: the app's App Attest key is gone (keys do not survive it), the device ID in the Keychain stays.
-    mutating func reinstall() throws { key = try SimulatedAppAttestKey() }
+    let enclave: SimulatedEnclave
+    let transport: CurlClientTransport
+    let events: ClientEvents
+    let gate: AttestGate
 
-    /// The challenge the last metered answer handed out (`X-Attest-Next-Challenge`): using it saves a
-    /// round trip per call. Each challenge is single-use.
-    var nextChallenge: String?
-
-    init(deviceID: String, device: SimulatedDevice, api: GateAPI) throws {
+    init(deviceID: String, device: SimulatedDevice, baseURL: String) {
         self.deviceID = deviceID
         self.device = device
-        self.key = try SimulatedAppAttestKey()
-        self.api = api
-    }
-
-    /// Once per key (first launch, or after a reinstall): attest the key and register it, with a fresh
-    /// DeviceCheck token of the phone (`DCDevice.current.generateToken()`) for the device marks.
-    /// Registration binds with `clientDataHash = SHA-256(challenge bytes)`, whatever the routes' binding.
-    mutating func registerKey(now: Date) async throws -> HTTPResponse {
-        let challenge = try await api.challenge(deviceID: deviceID)
-        guard let challengeBytes = Bytes.fromBase64(challenge) else { throw DemoError("challenge is not base64") }
-        let attestation = try device.attest(
-            key,
-            clientDataHash: ChallengeBinding.appAttestClientDataHash(challenge: challengeBytes),
-            now: now
+        enclave = SimulatedEnclave(device: device)
+        transport = CurlClientTransport()
+        events = ClientEvents()
+        var configuration = Configuration(baseURL: baseURL, onEvent: events.handler)
+        #if DEBUG
+        configuration.debugToken = nil  // the demo plays App Attest, whatever the shell says
+        #endif
+        let platform = Platform(
+            appAttest: enclave,
+            deviceCheck: SimulatedDeviceCheck(device: device),
+            store: InMemorySecureStore(),
+            transport: transport
         )
-        let body = JSONValue.object([
-            "keyId": .string(Bytes.base64(key.keyId)),
-            "attestation": .string(Bytes.base64(attestation)),
-            "challenge": .string(challenge), "deviceCheckToken": .string(device.deviceCheckToken()),
-        ]).serializedBytes
-        return try await api.send(
-            "POST",
-            "/v1/attest/keys",
-            headers: [HTTPHeader(WireHeader.deviceID.name, deviceID)],
-            body: body
-        )
+        gate = AttestGate(configuration: configuration, deviceID: deviceID, platform: platform)
     }
 
-    /// The headers proving this exact call (request binding): a challenge, the client-data document
-    /// and an assertion over `SHA-256(client data)` with the registered key.
-    mutating func proofHeaders(method: String, path: String, body: [UInt8]) async throws -> [HTTPHeader] {
-        let challenge: String
-        if let reused = nextChallenge {
-            challenge = reused
-            nextChallenge = nil
-        } else {
-            challenge = try await api.challenge(deviceID: deviceID)
-        }
-        let clientData = ClientData(challenge: challenge, method: method, path: path, body: body)
-        let assertion = try device.assert(&key, clientDataHash: clientData.appAttestClientDataHash)
-        return [
-            HTTPHeader(WireHeader.deviceID.name, deviceID),
-            HTTPHeader(WireHeader.challenge.name, challenge),
-            HTTPHeader(WireHeader.appAttestKeyID.name, Bytes.base64(key.keyId)),
-            HTTPHeader(WireHeader.appAttestAssertion.name, Bytes.base64(assertion)),
-            HTTPHeader(WireHeader.clientData.name, clientData.header),
-        ]
-    }
+    /// A reinstall: the app's App Attest keys are gone (keys do not survive it); the Keychain, with the
+    /// device ID and the old key's id, stays. The next call finds the key invalid and registers a new one.
+    func reinstall() async { await enclave.reinstall() }
 
-    /// One metered call; keeps the answer's next challenge for the following call.
-    mutating func call(_ path: String, body: [UInt8]) async throws -> HTTPResponse {
-        let headers = try await proofHeaders(method: "POST", path: path, body: body)
-        let response = try await api.send("POST", path, headers: headers, body: body)
-        remember(response)
-        return response
-    }
+    /// The first launch: the library makes, attests and registers the key (with a DeviceCheck token of the
+    /// phone for the device marks), as `AttestGate.prepare()` does in an app.
+    func registerKey() async -> Registration { await gate.prepare() }
 
-    /// Every gated answer, refusals included, carries a fresh challenge for this device.
-    mutating func remember(_ response: HTTPResponse) {
-        if let next = response.header(WireHeader.nextChallenge.name) { nextChallenge = next }
-    }
+    /// One metered call through the library: challenge (reused from the last answer), client data, assertion.
+    func call(_ path: String, body: [UInt8]) async -> Outcome { await gate.post(path, body: body) }
+
+    /// A streamed call: the events as an `AsyncSequence`.
+    func stream(_ path: String, body: [UInt8]) async -> Outcome { await gate.stream("POST", path, body: body) }
+
+    /// The last request the library sent to `path`, exactly as it went out.
+    func lastRequest(to path: String) async -> TransportRequest? { await transport.sent.last(to: path) }
 }

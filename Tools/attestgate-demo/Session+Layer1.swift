@@ -1,32 +1,39 @@
 internal import AttestCore
+internal import AttestGateClient
 internal import HTTPClient
 internal import WireContract
 
 /// Layer 1 (attestation tied to the device ID): iOS, a script minting IDs, Android.
 extension Session {
-    /// Layer 1 on iOS: key registration, a bound call, and the same request sent again.
+    /// Layer 1 on iOS, through the shipped client: key registration, a bound call, and the same request
+    /// sent again by an attacker.
     func genuineIPhone() async throws {
         report.header("Layer 1, iOS: App Attest (generate route, enforce)")
-        let registered = try await iphone.registerKey(now: clock.now())
-        let binding = (try? JSONValue.parse(registered.body))?["binding"]?.stringValue
+        let registered = await iphone.registerKey()
         report.step(
             "iPhone (genuine)",
             "registers its App Attest key",
             expected: "200 bound",
-            got: "\(registered.status) \(binding ?? registered.errorCode ?? "")",
-            ok: registered.status == 200 && binding == "bound"
+            got: describe(registered),
+            ok: registered == .registered(binding: "bound")
         )
-        let headers = try await iphone.proofHeaders(method: "POST", path: Self.generatePath, body: Self.generateBody)
-        let first = try await api.send("POST", Self.generatePath, headers: headers, body: Self.generateBody)
-        iphone.remember(first)
+        let first = await iphone.call(Self.generatePath, body: Self.generateBody)
         report.step(
             "iPhone (genuine)",
             "generates cards (assertion bound to the call)",
             expected: "200 with cards",
             got: describe(first),
-            ok: first.status == 200 && cards(first) > 0
+            ok: servedCards(first)
         )
-        let replayed = try await api.send("POST", Self.generatePath, headers: headers, body: Self.generateBody)
+        guard let sent = await iphone.lastRequest(to: Self.generatePath) else { throw DemoError("nothing was sent") }
+        let replayed = try await api.send(
+            "POST",
+            Self.generatePath,
+            headers: sent.headers.filter { $0.name.lowercased() != "content-type" }.map {
+                HTTPHeader($0.name, $0.value)
+            },
+            body: sent.body
+        )
         report.step(
             "attacker",
             "replays that exact request (same assertion)",

@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import AttestGateClient
 internal import HTTPClient
 
 /// Layers 2 and 3: the per-device allowance, the provider failing, the environment's daily ceiling.
@@ -10,16 +11,21 @@ extension Session {
         let left = options.generationAllowance - used
         var served = 0
         for _ in 0..<max(0, left) {
-            if try await iphone.call(Self.generatePath, body: Self.generateBody).status == 200 { served += 1 }
+            if servedCards(await iphone.call(Self.generatePath, body: Self.generateBody)) { served += 1 }
         }
-        let over = try await iphone.call(Self.generatePath, body: Self.generateBody)
-        let retryAfter = over.header("Retry-After").map { " (Retry-After \($0) s)" } ?? ""
+        let over = await iphone.call(Self.generatePath, body: Self.generateBody)
+        var retryAfter = ""
+        var exhausted = false
+        if case .quotaExhausted(let seconds, _) = over {
+            exhausted = true
+            retryAfter = seconds.map { " (Retry-After \(Int($0)) s)" } ?? ""
+        }
         report.step(
             "iPhone (genuine)",
             "keeps generating: \(left) more, then one over",
             expected: "\(left)x 200, then 429 quota_exhausted",
             got: "\(served)x 200, then \(describe(over))\(retryAfter)",
-            ok: left > 0 && served == left && over.status == 429 && over.errorCode == "quota_exhausted"
+            ok: left > 0 && served == left && exhausted
         )
     }
 
@@ -63,15 +69,20 @@ extension Session {
         let left = options.budget - (try await counters.ceilingCalls())
         var served = 0
         for _ in 0..<max(0, left) {
-            if try await iphone.call(Self.tutorPath, body: Self.tutorBody).status == 200 { served += 1 }
+            if case .served(let answer) = await iphone.call(Self.tutorPath, body: Self.tutorBody), answer.status == 200
+            {
+                served += 1
+            }
         }
-        let over = try await iphone.call(Self.tutorPath, body: Self.tutorBody)
+        let over = await iphone.call(Self.tutorPath, body: Self.tutorBody)
+        var exhausted = false
+        if case .dailyBudgetExhausted = over { exhausted = true }
         report.step(
             "iPhone (genuine)",
             "asks the tutor: \(left) more, then one over",
             expected: "\(left)x 200, then 503 daily_budget_exhausted",
             got: "\(served)x 200, then \(describe(over))",
-            ok: left > 0 && served == left && over.status == 503 && over.errorCode == "daily_budget_exhausted"
+            ok: left > 0 && served == left && exhausted
         )
         let counted = try await counters.ceilingCalls()
         let warnings = try await stack.decisionLines().filter { $0["budget_warning"] != nil }.count

@@ -1,9 +1,9 @@
 internal import AttestCore
+internal import AttestGateClient
 internal import FoundationEssentials
-internal import HTTPClient
-internal import WireContract
 
-/// A streamed route: the tutor's answer arrives event by event (Lambda response streaming, docs/streaming.md).
+/// A streamed route: the tutor's answer arrives event by event (Lambda response streaming, docs/streaming.md),
+/// read by the shipped client as an `AsyncSequence` of server-sent events.
 extension Session {
     static let streamPath = "/v1/tutor/stream"
     static let streamBody = Array(
@@ -12,60 +12,49 @@ extension Session {
 
     func streamedTutor() async throws {
         report.header("Streaming: a tutor answer through Lambda response streaming (stream: true)")
-        let stream = ResponseBodyStream(capacity: 1 << 16)
         let started = ContinuousClock.now
-        let head = try await CurlTransport().open(
-            HTTPRequest(
-                method: "POST",
-                url: options.front + Self.streamPath,
-                headers: [
-                    HTTPHeader(WireHeader.deviceID.name, Self.newDeviceID()),
-                    HTTPHeader("Content-Type", "application/json"),
-                ],
-                body: Self.streamBody,
-                timeout: .seconds(20)
-            ),
-            into: stream
-        )
+        let outcome = await iphone.stream(Self.streamPath, body: Self.streamBody)
+        guard case .streamed(let events, _) = outcome else {
+            report.step(
+                "iPhone (genuine)",
+                "asks the tutor on the streamed route",
+                expected: "200 text/event-stream, event by event",
+                got: describe(outcome),
+                ok: false
+            )
+            return
+        }
         var arrivals: [Int] = []
         var text = ""
         var failure: String?
         do {
-            while let piece = try await stream.next() {
+            for try await event in events {
                 let elapsed = ContinuousClock.now - started
                 arrivals.append(
                     Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
                 )
-                let words = Self.contentDeltas(piece)
-                if !words.isEmpty { text += (text.isEmpty ? "" : " ") + words }
+                if let words = Self.contentDelta(event.data) { text += (text.isEmpty ? "" : " ") + words }
             }
         } catch {
-            failure = error.reason.slug
+            failure = "\(error)"
         }
         let shown = arrivals.prefix(6).map { "\($0) ms" }.joined(separator: ", ")
-        report.note("pieces arrived at \(shown)\(arrivals.count > 6 ? ", …" : "") (\(arrivals.count) in all)")
+        report.note("events arrived at \(shown)\(arrivals.count > 6 ? ", …" : "") (\(arrivals.count) in all)")
         report.note("assembled: \"\(text.prefix(90))\"")
         let spread = (arrivals.last ?? 0) - (arrivals.first ?? 0)
         report.step(
-            "guest (monitor)",
+            "iPhone (genuine)",
             "asks the tutor on the streamed route",
-            expected: "200 text/event-stream in pieces",
-            got: "\(head.status) \(head.header("content-type") ?? "-"), \(arrivals.count) pieces over \(spread) ms"
+            expected: "200 text/event-stream, event by event",
+            got: "200 text/event-stream, \(arrivals.count) events over \(spread) ms"
                 + (failure.map { ", ended \($0)" } ?? ""),
-            ok: head.status == 200 && head.header("content-type") == "text/event-stream" && arrivals.count >= 3
-                && spread >= 500 && failure == nil
+            ok: arrivals.count >= 3 && spread >= 500 && failure == nil
         )
     }
 
-    /// The `delta.content` strings of OpenAI-style chunks in `piece` (for display only).
-    static func contentDeltas(_ piece: [UInt8]) -> String {
-        var text = ""
-        for line in String(decoding: piece, as: UTF8.self).split(separator: "\n") where line.hasPrefix("data: {") {
-            let json = try? JSONValue.parse(Array(line.dropFirst(6).utf8))
-            if let content = json?["choices"]?.arrayValue?.first?["delta"]?["content"]?.stringValue {
-                text += (text.isEmpty ? "" : " ") + content
-            }
-        }
-        return text
+    /// The `delta.content` of an OpenAI-style chunk (for display only).
+    static func contentDelta(_ data: String) -> String? {
+        let json = try? JSONValue.parse(Array(data.utf8))
+        return json?["choices"]?.arrayValue?.first?["delta"]?["content"]?.stringValue
     }
 }

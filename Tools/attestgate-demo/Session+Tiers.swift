@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import AttestGateClient
 internal import HTTPClient
 internal import SimulatedDevice
 
@@ -11,11 +12,8 @@ extension Session {
         report.header("Device tiers: one iPhone minting six device IDs (DEVICE_MARKS=on, generate)")
         let appleBefore = try await appleStats()
         var bound = 0
-        for index in installs.indices {
-            let answer = try await installs[index].registerKey(now: clock.now())
-            if answer.status == 200, (try? JSONValue.parse(answer.body))?["binding"]?.stringValue == "bound" {
-                bound += 1
-            }
+        for install in installs {
+            if await install.registerKey() == .registered(binding: "bound") { bound += 1 }
         }
         report.step(
             "iPhone (one phone)",
@@ -24,19 +22,21 @@ extension Session {
             got: "\(bound)x 200 bound",
             ok: bound == installs.count
         )
-        var answers: [HTTPResponse] = []
-        for index in installs.indices {
-            answers.append(try await installs[index].call(Self.generatePath, body: Self.generateBody))
-        }
-        let served = answers.filter { $0.status == 200 }.count
-        let refused = answers.filter { $0.status == 429 && $0.errorCode == "quota_exhausted" }.count
+        var answers: [Outcome] = []
+        for install in installs { answers.append(await install.call(Self.generatePath, body: Self.generateBody)) }
+        let served = answers.filter { servedCards($0) }.count
+        let refused = answers.filter {
+            if case .quotaExhausted = $0 { return true }
+            return false
+        }.count
+        let firstServed = answers.first.map { servedCards($0) } ?? false
         report.step(
             "iPhone (one phone)",
             "each of the 6 device IDs generates once",
             expected: "1x 200 (the first ID), 5x 429 quota_exhausted",
             got:
-                "\(served)x 200\(answers.first?.status == 200 ? " (the first ID)" : ""), \(refused)x 429 quota_exhausted",
-            ok: served == 1 && answers.first?.status == 200 && refused == installs.count - 1
+                "\(served)x 200\(firstServed ? " (the first ID)" : ""), \(refused)x 429 quota_exhausted",
+            ok: served == 1 && firstServed && refused == installs.count - 1
         )
         var tiers: [String] = []
         for install in installs { tiers.append(try await counters.tier(deviceID: install.deviceID) ?? "none") }
@@ -62,19 +62,18 @@ extension Session {
                 && lines.dropFirst().allSatisfy { $0 == "repeat/mark.set" }
         )
 
-        // A reinstall: App Attest keys do not survive it, the device ID in the Keychain does.
-        try installs[0].reinstall()
-        let rebound = try await installs[0].registerKey(now: clock.now())
-        let binding = (try? JSONValue.parse(rebound.body))?["binding"]?.stringValue
-        let again = try await installs[0].call(Self.generatePath, body: Self.generateBody)
+        // A reinstall: App Attest keys do not survive it, the device ID in the Keychain does. The library
+        // finds its stored key invalid on the next call, makes and registers a new one, and serves the call.
+        await installs[0].reinstall()
+        let again = await installs[0].call(Self.generatePath, body: Self.generateBody)
+        let binding = installs[0].events.lastBinding
         let kept = try await counters.tier(deviceID: installs[0].deviceID)
         report.step(
             "iPhone (one phone)",
             "reinstalls the first ID's app: new key, same device ID",
-            expected: "200 rebound, then 200 with cards (first kept)",
-            got: "\(rebound.status) \(binding ?? rebound.errorCode ?? ""), then \(describe(again))",
-            ok: rebound.status == 200 && binding == "rebound" && again.status == 200 && cards(again) > 0
-                && kept == "first"
+            expected: "invalidKey, 200 rebound, then 200 with cards (first kept)",
+            got: "\(binding.map { "200 \($0)" } ?? "no registration"), then \(describe(again))",
+            ok: binding == "rebound" && servedCards(again) && kept == "first"
         )
     }
 
@@ -84,19 +83,20 @@ extension Session {
         report.header("Device tiers: a phone the fraud-risk metric flags (receipt exchange at registration)")
         let physical = flagged.device.physicalID
         try await appleControl("/control/metric", ["device": .string(physical), "metric": .int(12)])
-        let registered = try await flagged.registerKey(now: clock.now())
-        let binding = (try? JSONValue.parse(registered.body))?["binding"]?.stringValue
-        let answer = try await flagged.call(Self.generatePath, body: Self.generateBody)
+        let registered = await flagged.registerKey()
+        let answer = await flagged.call(Self.generatePath, body: Self.generateBody)
+        var refused = false
+        if case .quotaExhausted = answer { refused = true }
         let tier = try await counters.tier(deviceID: flagged.deviceID)
         let bits = try await appleBits(physical)
         report.step(
             "iPhone (flagged)",
             "registers its first device ID (Apple's metric: 12 keys), then generates",
             expected: "200 bound, then 429 quota_exhausted; tier repeat, bit 1 set",
-            got: "\(registered.status) \(binding ?? registered.errorCode ?? ""), then \(answer.status) "
-                + "\(answer.errorCode ?? ""); tier \(tier ?? "none"), bit 1 \(bits?["bit1"]?.boolValue == true ? "set" : "clear")",
-            ok: registered.status == 200 && binding == "bound" && answer.status == 429
-                && answer.errorCode == "quota_exhausted" && tier == "repeat" && bits?["bit1"]?.boolValue == true
+            got: "\(describe(registered)), then \(describe(answer)); tier \(tier ?? "none"), "
+                + "bit 1 \(bits?["bit1"]?.boolValue == true ? "set" : "clear")",
+            ok: registered == .registered(binding: "bound") && refused && tier == "repeat"
+                && bits?["bit1"]?.boolValue == true
         )
         let lines = try await decisionTiers(of: [flagged.deviceID])
         report.step(

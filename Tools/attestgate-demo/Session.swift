@@ -1,4 +1,5 @@
 internal import AttestCore
+internal import AttestGateClient
 internal import Crypto
 internal import DynamoDB
 internal import FoundationEssentials
@@ -19,14 +20,14 @@ final class Session {
     let report = Report()
     let clock = SystemClock()
 
-    var iphone: AppleClient
+    let iphone: AppleClient
     var pixel: AndroidClient
     var tampered: AndroidClient
     let minted: [String]
     /// One physical iPhone on which the app is installed six times (six device IDs, six keys).
-    var installs: [AppleClient]
+    let installs: [AppleClient]
     /// Another iPhone, whose App Attest keys Apple's fraud-risk metric counts as many (a device farm's phone).
-    var flagged: AppleClient
+    let flagged: AppleClient
     let paidUser = #"{"sub":"user-paid-0001","plan":"paid"}"#
     let freeUser = #"{"sub":"user-free-0001"}"#
 
@@ -49,22 +50,22 @@ final class Session {
             environment: .development,
             authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
         )
-        iphone = try AppleClient(deviceID: Self.newDeviceID(), device: device, api: api)
+        iphone = AppleClient(deviceID: Self.newDeviceID(), device: device, baseURL: options.front)
         let phone = SimulatedDevice(
             teamId: options.teamID,
             bundleId: options.bundleID,
             environment: .development,
             authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
         )
-        let api = api
-        installs = try (0..<6).map { _ in try AppleClient(deviceID: Session.newDeviceID(), device: phone, api: api) }
+        let front = options.front
+        installs = (0..<6).map { _ in AppleClient(deviceID: Session.newDeviceID(), device: phone, baseURL: front) }
         let farmPhone = SimulatedDevice(
             teamId: options.teamID,
             bundleId: options.bundleID,
             environment: .development,
             authority: try SimulatedAppleCA(loadingFrom: options.caDirectory)
         )
-        flagged = try AppleClient(deviceID: Session.newDeviceID(), device: farmPhone, api: api)
+        flagged = AppleClient(deviceID: Session.newDeviceID(), device: farmPhone, baseURL: options.front)
         let google = FakeGoogle(
             baseURL: options.google,
             packageName: options.androidPackage,
@@ -139,6 +140,49 @@ final class Session {
 
     func cards(_ response: HTTPResponse) -> Int {
         (try? JSONValue.parse(response.body))?["cards"]?.arrayValue?.count ?? 0
+    }
+
+    func cards(_ outcome: Outcome) -> Int {
+        guard case .served(let answer) = outcome else { return 0 }
+        return (try? JSONValue.parse(answer.body))?["cards"]?.arrayValue?.count ?? 0
+    }
+
+    /// Whether the library's outcome is the provider's 200 answer with cards.
+    func servedCards(_ outcome: Outcome) -> Bool {
+        if case .served(let answer) = outcome { return answer.status == 200 && cards(outcome) > 0 }
+        return false
+    }
+
+    /// A typed outcome of the library as the answer it stands for: `200, 3 cards, 2 left today`,
+    /// `429 quota_exhausted`, …
+    func describe(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .served(let answer):
+            let left = answer.quotaRemaining.map { ", \($0) left today" } ?? ""
+            let count = cards(outcome)
+            return count > 0 ? "\(answer.status), \(count) cards\(left)" : "\(answer.status)\(left)"
+        case .streamed: return "200 text/event-stream"
+        case .quotaExhausted: return "429 quota_exhausted"
+        case .dailyBudgetExhausted: return "503 daily_budget_exhausted"
+        case .attestationRequired: return "403 attestation_required"
+        case .attestationUnavailable(let missing): return "403 attestation_required (no proof: \(missing))"
+        case .deviceBlocked: return "403 device_blocked"
+        case .upstreamUnavailable(let status, _): return "\(status) upstream_unavailable"
+        case .serviceUnavailable(let status, _): return "\(status) unavailable"
+        case .tooManyChallenges: return "429 too_many_challenges"
+        case .invalidRequest(let status, let code): return "\(status) \(code ?? "")"
+        case .networkFailure(let error): return "no answer (\(error.reason))"
+        }
+    }
+
+    /// A key registration as the answer it stands for: `200 bound`.
+    func describe(_ registration: Registration) -> String {
+        switch registration {
+        case .registered(let binding): "200 \(binding)"
+        case .alreadyRegistered: "already registered"
+        case .unavailable(let reason): "no App Attest (\(reason))"
+        case .failed(let failure): "failed (\(failure))"
+        }
     }
 
     /// `200, 3 cards, 2 left today` or `403 attestation_required`.
