@@ -54,15 +54,25 @@ CERT_DIGEST = base64.urlsafe_b64encode(hashlib.sha256(b"demo release signing key
 # Small on purpose, so the session reaches both limits in a few calls.
 AI_DAILY_CALL_BUDGET = 17
 GENERATION_ALLOWANCE = 4
+# Template routes (docs/dialects.md, "Template routes"): the app sends only {"variables": {...}}, the gate renders
+# the provider request, so nothing but the app's own request shapes reaches the provider.
+QUESTION = {"question": {"type": "string", "maxLength": 500}}
 ROUTES = [
     {"method": "POST", "path": "/v1/generate", "feature": "generation", "mode": "enforce", "binding": "request",
      "allowance": {"firstDay": GENERATION_ALLOWANCE, "laterDays": GENERATION_ALLOWANCE},
-     "upstreamPath": "/generate"},
+     "upstreamPath": "/generate",
+     "template": {"body": {"text": "{{text}}", "cards": "{{cards}}"},
+                  "variables": {"text": {"type": "string", "maxLength": 4000},
+                                "cards": {"type": "integer", "enum": [1, 2, 3, 4, 5]}}}},
     {"method": "POST", "path": "/v1/tutor/{deckId}/{cardId}", "feature": "tutor", "mode": "monitor",
-     "binding": "request", "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor"},
+     "binding": "request", "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor",
+     "template": {"body": {"question": "{{question}}"}, "variables": QUESTION}},
     # Streamed (docs/streaming.md): the tutor's answer as server-sent events, through Lambda response streaming.
+    # The fake provider's pacing is part of the template, not the client's to choose.
     {"method": "POST", "path": "/v1/tutor/stream", "feature": "tutor_stream", "mode": "monitor",
-     "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor", "stream": True, "maxStreamSeconds": 8},
+     "allowance": {"firstDay": 14, "laterDays": 9}, "upstreamPath": "/tutor", "stream": True, "maxStreamSeconds": 8,
+     "template": {"body": {"stream": True, "question": "{{question}}", "events": 10, "intervalMs": 120},
+                  "variables": QUESTION}},
 ]
 DEVICECHECK_KEY_ID = "DEMOKEY001"
 DEMO_DEVICE = "7d444840-9dc0-41d1-b245-5ffdce74fad2"
@@ -311,15 +321,15 @@ Serving on %(front)s until Ctrl-C. Bootstrap logs: tail -f %(logs)s
   curl -s -X POST %(front)s/v1/attest/challenge -H 'X-Device-ID: %(device)s'
 
   # 2. generate without proof: the generate route enforces attestation -> 403 attestation_required
-  curl -s -X POST %(front)s/v1/generate -H 'X-Device-ID: %(device)s' -d '{"text":"ATP is energy.","cards":1}'
+  curl -s -X POST %(front)s/v1/generate -H 'X-Device-ID: %(device)s' -d '{"variables":{"text":"ATP is energy.","cards":1}}'
 
   # 3. a paying signed-in user (the harness turns this header into JWT authorizer claims) -> 200 cards
   curl -s -X POST %(front)s/v1/generate -H 'X-Harness-JWT-Claims: {"sub":"me","plan":"paid"}' \\
-       -d '{"text":"Mitochondria make ATP. Ribosomes build proteins.","cards":2}'
+       -d '{"variables":{"text":"Mitochondria make ATP. Ribosomes build proteins.","cards":2}}'
 
   # 4. a streamed tutor answer, event by event, through the Function URL (docs/streaming.md)
   curl -N -X POST %(stream)s/v1/tutor/stream -H 'X-Device-ID: %(device)s' \\
-       -d '{"stream":true,"question":"Why is the sky blue?","events":12,"intervalMs":150}'
+       -d '{"variables":{"question":"Why is the sky blue?"}}'
 """ % {"front": front, "stream": stack.urls.get("stream", front), "device": DEMO_DEVICE, "logs": os.path.relpath(os.path.join(stack.state, "bootstrap.log")),
        "note": "(The session spent today's ceiling: unpaid calls now answer 503 daily_budget_exhausted until the\n"
                "next `make run`, whose moto starts empty. These three still answer as described.)\n"

@@ -7,7 +7,7 @@ internal import FoundationEssentials
 extension Session {
     static let streamPath = "/v1/tutor/stream"
     static let streamBody = Array(
-        #"{"stream":true,"question":"Why is ATP called the energy currency?","events":10,"intervalMs":120}"#.utf8
+        #"{"variables":{"question":"Why is ATP called the energy currency?"}}"#.utf8
     )
 
     func streamedTutor() async throws {

@@ -34,10 +34,10 @@ final class Session {
     static let generatePath = "/v1/generate"
     static let tutorPath = "/v1/tutor/deck-biology/card-7"
     static let generateBody = Array(
-        #"{"text":"Mitochondria make ATP. ATP is the cell's energy currency. Ribosomes build proteins.","cards":3}"#
+        #"{"variables":{"text":"Mitochondria make ATP. ATP is the cell's energy currency. Ribosomes build proteins.","cards":3}}"#
             .utf8
     )
-    static let tutorBody = Array(#"{"question":"Why is ATP called the energy currency?"}"#.utf8)
+    static let tutorBody = Array(#"{"variables":{"question":"Why is ATP called the energy currency?"}}"#.utf8)
 
     init(options: SessionCommand.Options, environment: [String: String]) throws {
         self.options = options
