@@ -10,7 +10,7 @@ import Testing
 @testable import DeviceCheck
 
 /// An in-memory daily budget: `limit` queries per device ID, or a failing store.
-final class CountingBudget: DeviceCheckBudget {
+final class CountingBudget: DeviceDailyBudget {
     private let spent = Mutex<[String: Int]>([:])
     let limit: Int
     let fails: Bool
@@ -20,7 +20,7 @@ final class CountingBudget: DeviceCheckBudget {
         self.fails = fails
     }
 
-    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceBudgetDecision {
         if fails { throw HTTPError(.connectFailed) }
         return spent.withLock { counts in
             guard counts[deviceID, default: 0] < limit else { return .exhausted }
@@ -42,7 +42,7 @@ final class CountingBudget: DeviceCheckBudget {
         _ transport: some HTTPTransport,
         key: P256PrivateKey = key,
         endpoint: String = "http://127.0.0.1:9",
-        budget: any DeviceCheckBudget = CountingBudget()
+        budget: any DeviceDailyBudget = CountingBudget()
     )
         -> DeviceCheckClient
     {

@@ -57,8 +57,8 @@ final class FakeTwoBits: TwoBitsCalls {
 }
 
 /// A budget that never runs out (the real one is exercised in DeviceCheckTests and against moto).
-struct OpenBudget: DeviceCheckBudget {
-    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision { .spent }
+struct OpenBudget: DeviceDailyBudget {
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceBudgetDecision { .spent }
 }
 
 @Suite struct DeviceMarkServiceTests {

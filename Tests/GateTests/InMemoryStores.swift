@@ -1,3 +1,4 @@
+import AttestCore
 import CivilTime
 import DeviceCheck
 import FoundationEssentials
@@ -250,15 +251,15 @@ final class InMemoryDeviceTierStore: DeviceTierStore {
 }
 
 /// A device's DeviceCheck queries per day in memory (`DEVICECHECK#{day}` on the table), with the same
-/// contract as `DynamoDeviceCheckBudget` (`StoreContractTests` runs the same checks against both).
-final class InMemoryDeviceCheckBudget: DeviceCheckBudget {
+/// contract as `DynamoDeviceDailyBudget.deviceCheckQueries` (`StoreContractTests` runs the same checks against both).
+final class InMemoryDeviceCheckBudget: DeviceDailyBudget {
     private let counter: PerDeviceDayCounter
 
     init(perDevice: Int = 30, calendar: LocalCalendar = .utc) {
         counter = PerDeviceDayCounter(perDevice: perDevice, calendar: calendar)
     }
 
-    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceBudgetDecision {
         counter.spend(deviceID: deviceID, now: now) ? .spent : .exhausted
     }
 }

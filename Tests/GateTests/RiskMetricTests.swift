@@ -89,9 +89,9 @@ final class InMemoryRiskStore: RiskReceiptStore {
 }
 
 /// An in-memory DeviceCheck budget.
-final class BudgetCounter: DeviceCheckBudget {
+final class BudgetCounter: DeviceDailyBudget {
     private let spent = Mutex<Int>(0)
-    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision {
+    func spendOne(deviceID: String, now: Date) async throws -> DeviceBudgetDecision {
         spent.withLock { $0 += 1 }
         return .spent
     }

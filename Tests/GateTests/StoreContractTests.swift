@@ -1,4 +1,5 @@
 import AWSJSON
+import AttestCore
 import CivilTime
 import DeviceCheck
 import FoundationEssentials
@@ -16,7 +17,7 @@ import Testing
 /// `allowances(fixture)`, `ceiling(fixture)`, `profiles(fixture)`, `tiers(fixture)`, `decodeBudget(fixture)`,
 /// `decodeQuota(fixture)` or `deviceCheckBudget(fixture)` and states the contract of the protocol
 /// (AllowanceStore.swift and CeilingStore.swift in `Sources/5-Layers/Gate/Metering`, DeviceTierStore.swift in `Sources/5-Layers/Gate/Tiers`,
-/// DecodeBudget.swift and DecodeQuotaGuard.swift in `Sources/4-Protocols/PlayIntegrity`, DeviceCheckBudget.swift
+/// DeviceDailyBudget.swift in `Sources/2-Core/AttestCore`, DecodeQuotaGuard.swift in `Sources/4-Protocols/PlayIntegrity`, DeviceCheckBudget.swift
 /// in `Sources/4-Protocols/DeviceCheck`); `fixture.expectResends()` at its end shows the resend variant
 /// really resent. To add a store, add a factory that returns the fake or its twin.
 enum StoreKind: String, CustomTestStringConvertible, Sendable {
@@ -82,13 +83,15 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         return (memory, InMemoryChallengeStore(tiers: memory))
     }
 
-    func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DecodeBudget {
-        fixture.table.map { DynamoDecodeBudget(table: $0, perDevice: perDevice, calendar: .utc) }
+    func decodeBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DeviceDailyBudget {
+        fixture.table.map { DynamoDeviceDailyBudget.playDecodes(table: $0, perDevice: perDevice, calendar: .utc) }
             ?? InMemoryDecodeBudget(perDevice: perDevice)
     }
 
-    func deviceCheckBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DeviceCheckBudget {
-        fixture.table.map { DynamoDeviceCheckBudget(table: $0, perDevice: perDevice, calendar: .utc) }
+    func deviceCheckBudget(_ fixture: StoreKind.Fixture, perDevice: Int) -> any DeviceDailyBudget {
+        fixture.table.map {
+            DynamoDeviceDailyBudget.deviceCheckQueries(table: $0, perDevice: perDevice, calendar: .utc)
+        }
             ?? InMemoryDeviceCheckBudget(perDevice: perDevice)
     }
 
@@ -443,7 +446,7 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         #expect(try await other.storedTier(deviceID: "own") == .first)
     }
 
-    // MARK: DecodeBudget and DecodeQuotaStore (Play Integrity)
+    // MARK: DeviceDailyBudget and DecodeQuotaStore (Play Integrity)
 
     @Test(arguments: StoreKind.all)
     func aDevicesDecodeBudgetIsPerDay(_ kind: StoreKind) async throws {
@@ -470,7 +473,7 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         #expect(try await spend("d1", noon.addingTimeInterval(13 * 3600)), sourceLocation: sourceLocation)
     }
 
-    // MARK: DeviceCheckBudget
+    // MARK: DeviceDailyBudget
 
     @Test(arguments: StoreKind.all)
     func aDevicesDeviceCheckBudgetIsPerDeviceAndDay(_ kind: StoreKind) async throws {
@@ -479,7 +482,7 @@ enum StoreKind: String, CustomTestStringConvertible, Sendable {
         try await Self.expectTwoADayPerDevice { try await budget.spendOne(deviceID: $0, now: $1) == .spent }
         // Another Lambda instance spends from the same budget.
         if let sibling = try fixture.sibling() {
-            let other = DynamoDeviceCheckBudget(table: sibling, perDevice: 2, calendar: .utc)
+            let other = DynamoDeviceDailyBudget.deviceCheckQueries(table: sibling, perDevice: 2, calendar: .utc)
             #expect(try await other.spendOne(deviceID: "d2", now: Self.noon) == .spent)
             #expect(try await other.spendOne(deviceID: "d2", now: Self.noon) == .exhausted)
         }

@@ -454,7 +454,7 @@ extension WriteCheck {
         unit: "decode",
         limit: 30
     ) { table, limit, context in
-        try await DynamoDecodeBudget(table: table, perDevice: limit, calendar: .utc)
+        try await DynamoDeviceDailyBudget.playDecodes(table: table, perDevice: limit, calendar: .utc)
             .spendOne(deviceID: context.ids.id, now: context.now) == .spent
     }
 
@@ -466,7 +466,7 @@ extension WriteCheck {
         unit: "query",
         limit: 5
     ) { table, limit, context in
-        try await DynamoDeviceCheckBudget(table: table, perDevice: limit, calendar: .utc)
+        try await DynamoDeviceDailyBudget.deviceCheckQueries(table: table, perDevice: limit, calendar: .utc)
             .spendOne(deviceID: context.ids.id, now: context.now) == .spent
     }
 

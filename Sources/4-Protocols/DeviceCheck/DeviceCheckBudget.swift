@@ -1,32 +1,13 @@
 package import AttestCore
 package import FoundationEssentials
 
-/// One device ID's daily allowance of DeviceCheck queries (`DEVICECHECK_BUDGET_PER_DEVICE`, default 30).
-///
-/// The gate keeps it on the table (`DEVICE#{id}` / `DEVICECHECK#{day}`, docs/gate.md) with a conditional
-/// write carrying an own-write token, so a resend never double-spends and never refuses itself. The client
-/// spends one unit only after our own JWT is signed and before Apple is called: a failure of ours never
-/// costs a device its budget, and every call to Apple with our key is counted against one device ID.
-package protocol DeviceCheckBudget: Sendable {
-    /// Spends one query for `deviceID` on the day containing `now`.
-    /// - Returns: `.spent`, or `.exhausted` when the day's budget is gone (the check is then `rejected`).
-    /// - Throws: any store error (the check is then `unavailable`).
-    func spendOne(deviceID: String, now: Date) async throws -> DeviceCheckBudgetDecision
-}
-
-/// The answer of `DeviceCheckBudget.spendOne`.
-package enum DeviceCheckBudgetDecision: Sendable, Hashable {
-    case spent
-    case exhausted
-}
-
 /// Who pays for one call to Apple: one unit of `deviceID`'s daily budget, spent after our own JWT is
 /// signed and before the call (the two bits and the receipt exchange, docs/playintegrity.md).
 package struct DeviceCheckCharge: Sendable {
-    package let budget: any DeviceCheckBudget
+    package let budget: any DeviceDailyBudget
     package let deviceID: String
 
-    package init(budget: any DeviceCheckBudget, deviceID: String) {
+    package init(budget: any DeviceDailyBudget, deviceID: String) {
         self.budget = budget
         self.deviceID = deviceID
     }
@@ -55,7 +36,7 @@ extension DeviceCheckCharge {
     ) async throws(AppleCallRefusal) -> Duration {
         guard deadline.remaining >= minimumAttempt else { throw .deadline }
         if let charge {
-            let decision: DeviceCheckBudgetDecision
+            let decision: DeviceBudgetDecision
             do {
                 decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
             } catch {

@@ -15,7 +15,7 @@ package struct DeviceCheckClient: Sendable {
     private let configuration: DeviceCheckConfiguration
     private let key: P256PrivateKey
     private let transport: any HTTPTransport
-    private let budget: any DeviceCheckBudget
+    private let budget: any DeviceDailyBudget
     private let random: any RandomSource
     private let logger: Logger
 
@@ -23,7 +23,7 @@ package struct DeviceCheckClient: Sendable {
         configuration: DeviceCheckConfiguration,
         key: P256PrivateKey,
         transport: any HTTPTransport,
-        budget: any DeviceCheckBudget,
+        budget: any DeviceDailyBudget,
         random: any RandomSource,
         logger: Logger
     ) {

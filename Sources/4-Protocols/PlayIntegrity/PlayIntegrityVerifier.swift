@@ -18,7 +18,7 @@ package struct PlayIntegrityVerifier: Sendable {
     private let configuration: PlayIntegrityConfiguration
     private let accessTokens: any AccessTokenSource
     private let transport: any HTTPTransport
-    private let budget: any DecodeBudget
+    private let budget: any DeviceDailyBudget
     private let quota: any DecodeQuotaGuard
     private let logger: Logger
 
@@ -26,7 +26,7 @@ package struct PlayIntegrityVerifier: Sendable {
         configuration: PlayIntegrityConfiguration,
         accessTokens: any AccessTokenSource,
         transport: any HTTPTransport,
-        budget: any DecodeBudget,
+        budget: any DeviceDailyBudget,
         quota: any DecodeQuotaGuard,
         logger: Logger
     ) {

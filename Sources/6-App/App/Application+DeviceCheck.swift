@@ -43,7 +43,7 @@ extension Application {
             ),
             key: key,
             transport: transport,
-            budget: DynamoDeviceCheckBudget(
+            budget: DynamoDeviceDailyBudget.deviceCheckQueries(
                 table: table,
                 perDevice: configuration.deviceCheckBudgetPerDevice,
                 calendar: .utc

@@ -33,7 +33,7 @@ extension Application {
         )
         return DeviceMarkService(
             bits: bits,
-            budget: DynamoDeviceCheckBudget(
+            budget: DynamoDeviceDailyBudget.deviceCheckQueries(
                 table: table,
                 perDevice: configuration.deviceCheckBudgetPerDevice,
                 calendar: .utc

@@ -86,7 +86,7 @@ extension Application {
                 configuration: playConfiguration,
                 accessTokens: tokens,
                 transport: transport,
-                budget: DynamoDecodeBudget(
+                budget: DynamoDeviceDailyBudget.playDecodes(
                     table: table,
                     perDevice: configuration.playDecodeBudgetPerDevice,
                     calendar: .utc

@@ -36,7 +36,7 @@ extension Application {
             ),
             verifier: verifier,
             store: DynamoAppAttestKeyStore(table: table),
-            budget: DynamoDeviceCheckBudget(
+            budget: DynamoDeviceDailyBudget.deviceCheckQueries(
                 table: table,
                 perDevice: configuration.deviceCheckBudgetPerDevice,
                 calendar: .utc

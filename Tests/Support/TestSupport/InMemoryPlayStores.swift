@@ -1,11 +1,12 @@
+package import AttestCore
 package import CivilTime
 package import FoundationEssentials
 package import PlayIntegrity
 internal import Synchronization
 
 /// A per-device, per-day decode budget in memory, with the contract of the gate's DynamoDB one
-/// (`DynamoDecodeBudget`): `GateTests/StoreContractTests` runs the same checks against both.
-package final class InMemoryDecodeBudget: DecodeBudget {
+/// (`DynamoDeviceDailyBudget.playDecodes`): `GateTests/StoreContractTests` runs the same checks against both.
+package final class InMemoryDecodeBudget: DeviceDailyBudget {
     private let counter: PerDeviceDayCounter
     package let perDevice: Int
     package let failing: Bool
@@ -18,7 +19,7 @@ package final class InMemoryDecodeBudget: DecodeBudget {
 
     package struct StoreDown: Error {}
 
-    package func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
+    package func spendOne(deviceID: String, now: Date) async throws -> DeviceBudgetDecision {
         if failing { throw StoreDown() }
         return counter.spend(deviceID: deviceID, now: now) ? .spent : .exhausted
     }

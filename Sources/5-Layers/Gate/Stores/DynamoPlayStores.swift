@@ -4,26 +4,6 @@ internal import DynamoDB
 package import FoundationEssentials
 package import PlayIntegrity
 
-/// One device ID's daily decode budget: `DEVICE#{id}` / `PLAY_DECODE#{day}` (docs/playintegrity.md).
-package struct DynamoDecodeBudget: DecodeBudget {
-    let counter: DayCounter
-    let perDevice: Int
-    let calendar: LocalCalendar
-
-    package init(table: GateTable, perDevice: Int, calendar: LocalCalendar) {
-        counter = DayCounter(table: table, name: "decode_budget", attribute: "decodes")
-        self.perDevice = perDevice
-        self.calendar = calendar
-    }
-
-    package func spendOne(deviceID: String, now: Date) async throws -> DecodeBudgetDecision {
-        let day = calendar.day(at: now).iso
-        let key = GateTable.key("DEVICE#\(deviceID)", "PLAY_DECODE#\(day)")
-        return try await counter.take(key: key, limit: perDevice, expiresAt: DayKeys.endOfDay(day)) == nil
-            ? .exhausted : .spent
-    }
-}
-
 /// Google's daily decode quota for the whole Cloud project: `PLAY_QUOTA#{pacific day}` / `TOTAL`.
 package struct DynamoDecodeQuotaStore: DecodeQuotaStore {
     let counter: DayCounter

@@ -76,11 +76,11 @@ package protocol DeviceFlagging: Sendable {
 /// after our JWT is signed, and bounded by the deadline (`DeviceCheckBitsClient`).
 package struct DeviceMarkService: DeviceMarks, DeviceFlagging {
     let bits: any TwoBitsCalls
-    let budget: any DeviceCheckBudget
+    let budget: any DeviceDailyBudget
     /// `DEVICE_MARK_MONTHS`: a mark older than this counts as cleared.
     let markMonths: Int
 
-    package init(bits: any TwoBitsCalls, budget: any DeviceCheckBudget, markMonths: Int) {
+    package init(bits: any TwoBitsCalls, budget: any DeviceDailyBudget, markMonths: Int) {
         self.bits = bits
         self.budget = budget
         self.markMonths = markMonths

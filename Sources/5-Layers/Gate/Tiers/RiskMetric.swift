@@ -28,7 +28,7 @@ package struct ReceiptRiskMetric: RegistrationRisk {
     let exchanger: any ReceiptExchanging
     let verifier: AppAttestVerifier
     let store: any RiskReceiptStore
-    let budget: any DeviceCheckBudget
+    let budget: any DeviceDailyBudget
     package let metricMax: Int
     let logger: Logger
     /// Kept back from the invocation's deadline for our own answer.
@@ -39,7 +39,7 @@ package struct ReceiptRiskMetric: RegistrationRisk {
         exchanger: any ReceiptExchanging,
         verifier: AppAttestVerifier,
         store: any RiskReceiptStore,
-        budget: any DeviceCheckBudget,
+        budget: any DeviceDailyBudget,
         metricMax: Int,
         logger: Logger
     ) {
