@@ -203,9 +203,9 @@ let package = Package(
             ]
         ),
 
-        tests("CryptoTests", ["Crypto", "CryptoTestSupport", "AttestCore"], exclude: ["Fixtures"]),
+        tests("CryptoTests", ["Crypto", "CryptoTestSupport", "TestSupport", "AttestCore"], exclude: ["Fixtures"]),
         tests("AttestCoreTests", ["AttestCore", "TestSupport"]),
-        tests("CivilTimeTests", ["CivilTime"], exclude: ["Fixtures"]),
+        tests("CivilTimeTests", ["CivilTime", "TestSupport"], exclude: ["Fixtures"]),
         tests(
             "PlayIntegrityTests",
             [
@@ -236,7 +236,7 @@ let package = Package(
         ),
         tests(
             "AppAttestTests",
-            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "AttestCore"],
+            ["AppAttest", "SimulatedDevice", "CBOR", "Crypto", "CryptoTestSupport", "TestSupport", "AttestCore"],
             exclude: ["Fixtures"]
         ),
         tests("AWSJSONTests", ["AWSJSON", "SecretsManager", "SigV4", "HTTPClient", "TestSupport", "AttestCore"]),

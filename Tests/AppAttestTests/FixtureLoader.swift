@@ -1,19 +1,11 @@
 import AttestCore
 import FoundationEssentials
+import TestSupport
 
-/// Reads the copied fixtures next to this file (no bundle resources, no `../shared`).
+/// The copied App Attest fixtures (TestSupport's `Fixture`), and the lists of them the suites walk.
 enum FixtureLoader {
-    static let directory: String = {
-        var path = #filePath
-        while let last = path.last, last != "/" { path.removeLast() }
-        return path + "Fixtures/"
-    }()
-
     static func bytes(_ name: String) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: directory + name) else {
-            fatalError("missing fixture \(name)")
-        }
-        return Array(data)
+        do { return try Fixture.bytes(name) } catch { fatalError("\(error)") }
     }
 
     static func text(_ name: String) -> String { String(decoding: bytes(name), as: UTF8.self) }

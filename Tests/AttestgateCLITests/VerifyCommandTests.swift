@@ -3,15 +3,13 @@ import Crypto
 import FoundationEssentials
 import Glibc
 import SimulatedDevice
+import TestSupport
 import Testing
 
 /// `attestgate verify-attestation` / `verify-assertion` run as a real process (docs/api.md §4).
 @Suite struct VerifyCommandTests {
     static func fixture(_ name: String) -> JSONValue {
-        var path = #filePath
-        while let last = path.last, last != "/" { path.removeLast() }
-        let data = FileManager.default.contents(atPath: path + "../AppAttestTests/Fixtures/" + name) ?? Data()
-        return (try? JSONValue.parse(Array(data))) ?? .null
+        (try? Fixture.json(name, folder: "AppAttestTests")) ?? .null
     }
 
     static func json(_ text: String) -> JSONValue { (try? JSONValue.parse(Array(text.utf8))) ?? .null }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TestSupport
 import Testing
 
 @testable import CivilTime
@@ -13,10 +14,7 @@ import Testing
 
     static let cases: [Case] = {
         struct File: Decodable { let cases: [Case] }
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Fixtures/zone-cases.json"
-        )
-        let data = try! Data(contentsOf: url)
+        let data = Data(try! Fixture.bytes("zone-cases.json"))
         return try! JSONDecoder().decode(File.self, from: data).cases
     }()
 

@@ -1,14 +1,12 @@
 import AttestCore
 import CryptoTestSupport
+import TestSupport
 import Testing
 
 @testable import Crypto
 
 @Suite struct RSAPrivateKeyTests {
-    static func fixture(_ name: String) throws -> [UInt8] {
-        let directory = #filePath.split(separator: "/").dropLast().joined(separator: "/")
-        return try readFile("/" + directory + "/Fixtures/" + name)
-    }
+    static func fixture(_ name: String) throws -> [UInt8] { try Fixture.bytes(name) }
 
     static func hexFixture(_ name: String) throws -> [UInt8] {
         try #require(Bytes.fromHex(String(decoding: try fixture(name), as: UTF8.self)))

@@ -3,17 +3,17 @@ import FoundationEssentials
 import Glibc
 import HTTPClient
 import Synchronization
+import TestSupport
 
 @testable import PlayIntegrity
 
-struct FixtureReadError: Error { let path: String }
-
 enum Fixture {
-    static let directory = "/" + #filePath.split(separator: "/").dropLast().joined(separator: "/") + "/Fixtures/"
+    /// The fixtures' folder (the fake Google serves them by name).
+    static let directory = String(TestSupport.Fixture.path("-").dropLast())
 
-    static func bytes(_ name: String) throws -> [UInt8] { try readFile(directory + name) }
+    static func bytes(_ name: String) throws -> [UInt8] { try TestSupport.Fixture.bytes(name) }
 
-    static func json(_ name: String) throws -> JSONValue { try JSONValue.parse(try bytes(name)) }
+    static func json(_ name: String) throws -> JSONValue { try TestSupport.Fixture.json(name) }
 
     /// The standard fixtures' values.
     static let packageName = "com.package.name"
@@ -24,19 +24,6 @@ enum Fixture {
     static let now = Date(timeIntervalSince1970: Double(timestampMillis) / 1000 + 10)
 
     static let configuration = PlayIntegrityConfiguration(packageName: packageName, certificateDigests: [digest])
-}
-
-func readFile(_ path: String) throws -> [UInt8] {
-    guard let file = fopen(path, "rb") else { throw FixtureReadError(path: path) }
-    defer { fclose(file) }
-    var out = [UInt8]()
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = fread(&chunk, 1, chunk.count, file)
-        if count == 0 { break }
-        out.append(contentsOf: chunk.prefix(count))
-    }
-    return out
 }
 
 extension JSONValue {
