@@ -23,7 +23,7 @@ locals {
 }
 
 # The daily ceiling passed its warning mark (80 %): the day's single warning. A decision is needed
-# (raise AI_DAILY_CALL_BUDGET, or accept that guests will be refused later today).
+# (raise AI_DAILY_CALL_CEILING, or accept that guests will be refused later today).
 resource "aws_cloudwatch_metric_alarm" "budget_warning" {
   alarm_name          = "${local.name}-ceiling-warning"
   alarm_description   = "AttestGate ${var.environment}: the daily AI call ceiling reached its warning mark (budget_warning). See docs/deploy.md."

@@ -138,8 +138,8 @@ locals {
             flatten([for d in local.dashboard_metrics.spend.dimensions : [d, { environment = var.environment, route = pair.route, model = pair.model }[d]]]),
           )
         ]
-        annotations = metric == "costMicros" && var.ai_daily_cost_budget_usd != "0" ? {
-          horizontal = [{ label = "AI_DAILY_COST_BUDGET_USD", value = tonumber(var.ai_daily_cost_budget_usd) * 1000000 }]
+        annotations = metric == "costMicros" && local.ai_daily_cost_ceiling_usd != "0" ? {
+          horizontal = [{ label = "AI_DAILY_COST_CEILING_USD", value = tonumber(local.ai_daily_cost_ceiling_usd) * 1000000 }]
         } : {}
       }
     }

@@ -93,6 +93,15 @@ resource "aws_lambda_function" "attestgate" {
       error_message = "debug_tokens = \"on\" in production needs debug_tokens_in_production = \"allow\": the function refuses to start otherwise (docs/clients.md, \"Debug tokens\")."
     }
     precondition {
+      condition = alltrue([
+        var.ai_daily_call_budget == null || var.ai_daily_call_ceiling == 5000,
+        var.ai_daily_cost_budget_usd == null || var.ai_daily_cost_ceiling_usd == "0",
+        var.ai_daily_unproven_call_budget == null || var.ai_daily_unproven_call_ceiling == 0,
+        var.ai_daily_unproven_cost_budget_usd == null || var.ai_daily_unproven_cost_ceiling_usd == "0",
+      ])
+      error_message = "Set a ceiling under one name: the ai_daily_*_budget* variables are the deprecated names of ai_daily_*_ceiling*."
+    }
+    precondition {
       # The zip carries exactly this route table (make package ROUTES_FILE=..., which writes the hash beside it).
       condition     = !var.routes_in_package || try(trimspace(file("${var.package_zip}.routes.sha256")), "") == sha256(local.routes_json)
       error_message = "routes_in_package = true needs the zip built with this routes table: infra/routes-file.sh build/routes.json, then make package ROUTES_FILE=build/routes.json (infra/README.md, \"The 4 KB environment\")."

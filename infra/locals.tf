@@ -16,6 +16,12 @@ locals {
 
   devicecheck_enabled = var.devicecheck_key_id != ""
 
+  # The ceilings under their current or their deprecated variable names.
+  ai_daily_call_ceiling              = coalesce(var.ai_daily_call_budget, var.ai_daily_call_ceiling)
+  ai_daily_cost_ceiling_usd          = coalesce(var.ai_daily_cost_budget_usd, var.ai_daily_cost_ceiling_usd)
+  ai_daily_unproven_call_ceiling     = coalesce(var.ai_daily_unproven_call_budget, var.ai_daily_unproven_call_ceiling)
+  ai_daily_unproven_cost_ceiling_usd = coalesce(var.ai_daily_unproven_cost_budget_usd, var.ai_daily_unproven_cost_ceiling_usd)
+
   # The function's environment: exactly the names of docs/api.md section 5. AWS_REGION and the
   # credentials are set by Lambda; DYNAMODB_ENDPOINT and the *_FILE variants are for local runs only.
   # Empty optional settings are left out so the product applies its own defaults.
@@ -47,11 +53,11 @@ locals {
       RISK_METRIC_MAX                    = var.risk_metric_max == 5 ? "" : tostring(var.risk_metric_max)
       APP_ATTEST_RECEIPT_ENDPOINT        = var.app_attest_receipt_endpoint
       PLAY_DEVICE_RECALL                 = var.play_device_recall == "off" ? "" : var.play_device_recall
-      AI_DAILY_CALL_BUDGET               = tostring(var.ai_daily_call_budget)
-      AI_DAILY_COST_BUDGET_USD           = var.ai_daily_cost_budget_usd == "0" ? "" : var.ai_daily_cost_budget_usd
+      AI_DAILY_CALL_CEILING              = tostring(local.ai_daily_call_ceiling)
+      AI_DAILY_COST_CEILING_USD          = local.ai_daily_cost_ceiling_usd == "0" ? "" : local.ai_daily_cost_ceiling_usd
       AI_CEILING_SHARDS                  = tostring(var.ai_ceiling_shards)
-      AI_DAILY_UNPROVEN_CALL_BUDGET      = var.ai_daily_unproven_call_budget == 0 ? "" : tostring(var.ai_daily_unproven_call_budget)
-      AI_DAILY_UNPROVEN_COST_BUDGET_USD  = var.ai_daily_unproven_cost_budget_usd == "0" ? "" : var.ai_daily_unproven_cost_budget_usd
+      AI_DAILY_UNPROVEN_CALL_CEILING     = local.ai_daily_unproven_call_ceiling == 0 ? "" : tostring(local.ai_daily_unproven_call_ceiling)
+      AI_DAILY_UNPROVEN_COST_CEILING_USD = local.ai_daily_unproven_cost_ceiling_usd == "0" ? "" : local.ai_daily_unproven_cost_ceiling_usd
       ALLOW_SEED_RELEASE                 = var.allow_seed_release ? "true" : ""
       BUDGET_TIMEZONE                    = var.budget_timezone
       PAID_CLAIM                         = var.paid_claim

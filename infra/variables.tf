@@ -283,14 +283,14 @@ variable "play_device_recall" {
 
 # --- Allowances, ceiling, upstream ----------------------------------------------------------------------
 
-variable "ai_daily_call_budget" {
-  description = "AI_DAILY_CALL_BUDGET: ceiling on unpaid upstream calls per day across the environment; 0 = no ceiling."
+variable "ai_daily_call_ceiling" {
+  description = "AI_DAILY_CALL_CEILING: ceiling on unpaid upstream calls per day across the environment; 0 = no ceiling."
   type        = number
   default     = 5000
 }
 
-variable "ai_daily_cost_budget_usd" {
-  description = "AI_DAILY_COST_BUDGET_USD: ceiling in US dollars on the worst cases of unpaid calls per day (every route needs a known dialect, models and prices); \"0\" = none."
+variable "ai_daily_cost_ceiling_usd" {
+  description = "AI_DAILY_COST_CEILING_USD: ceiling in US dollars on the worst cases of unpaid calls per day (every route needs a known dialect, models and prices); \"0\" = none."
   type        = string
   default     = "0"
 }
@@ -305,16 +305,42 @@ variable "ai_ceiling_shards" {
   }
 }
 
-variable "ai_daily_unproven_call_budget" {
-  description = "AI_DAILY_UNPROVEN_CALL_BUDGET: the unproven pool's sub-ceiling on calls per day, for routes with `unproven` (counted in ai_daily_call_budget too); 0 = none."
+variable "ai_daily_unproven_call_ceiling" {
+  description = "AI_DAILY_UNPROVEN_CALL_CEILING: the unproven pool's sub-ceiling on calls per day, for routes with `unproven` (counted in ai_daily_call_ceiling too); 0 = none."
   type        = number
   default     = 0
 }
 
-variable "ai_daily_unproven_cost_budget_usd" {
-  description = "AI_DAILY_UNPROVEN_COST_BUDGET_USD: the unproven pool's sub-ceiling in US dollars per day (needs ai_daily_cost_budget_usd); \"0\" = none."
+variable "ai_daily_unproven_cost_ceiling_usd" {
+  description = "AI_DAILY_UNPROVEN_COST_CEILING_USD: the unproven pool's sub-ceiling in US dollars per day (needs ai_daily_cost_ceiling_usd); \"0\" = none."
   type        = string
   default     = "0"
+}
+
+# The ceilings' variables were once named ai_daily_*_budget*: the old names are still accepted (docs/architecture.md,
+# "Glossary"); setting both names of one is refused at plan time (lambda.tf).
+variable "ai_daily_call_budget" {
+  description = "Deprecated name of ai_daily_call_ceiling (null: unset)."
+  type        = number
+  default     = null
+}
+
+variable "ai_daily_cost_budget_usd" {
+  description = "Deprecated name of ai_daily_cost_ceiling_usd (null: unset)."
+  type        = string
+  default     = null
+}
+
+variable "ai_daily_unproven_call_budget" {
+  description = "Deprecated name of ai_daily_unproven_call_ceiling (null: unset)."
+  type        = number
+  default     = null
+}
+
+variable "ai_daily_unproven_cost_budget_usd" {
+  description = "Deprecated name of ai_daily_unproven_cost_ceiling_usd (null: unset)."
+  type        = string
+  default     = null
 }
 
 variable "allow_seed_release" {

@@ -114,7 +114,7 @@ def main(argv=None):
                                     state_dir=state)
     stack = run.Stack(stack_args)
     # Enough ceiling for the monitor route to reach the provider for a while, then 503 daily_budget_exhausted.
-    stack.env["AI_DAILY_CALL_BUDGET"] = "20"
+    stack.env["AI_DAILY_CALL_CEILING"] = "20"
     status = 1
     try:
         for step in (run.step_state, run.step_moto, run.step_google, run.step_upstream, run.step_lambda):

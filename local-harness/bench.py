@@ -578,7 +578,7 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
               {"method": "POST", "path": "/v1/stream-chat", "feature": "stream_chat", "mode": "off",
                "upstreamPath": "/v1/chat/completions", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
                "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
-    harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_BUDGET="0"))
+    harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_CEILING="0"))
     # Streamed routes are served through the Function URL (infra/streaming.tf); so is the bench's.
     front = info["functionURL"].rsplit(":", 1)
     direct = upstream.rsplit(":", 1)
@@ -744,7 +744,7 @@ def main(argv=None):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DYNAMODB", "_HANDLER"))}
     base.update({"ATTESTGATE_ENV": "development", "TABLE_NAME": "attestgate-bench", "AWS_REGION": "us-east-1",
                  "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "LOG_LEVEL": "error",
-                 "UPSTREAM_API_KEY_FILE": key_file, "GATE_MODE": "off", "AI_DAILY_CALL_BUDGET": "0"})
+                 "UPSTREAM_API_KEY_FILE": key_file, "GATE_MODE": "off", "AI_DAILY_CALL_CEILING": "0"})
     if args.only == "streaming":
         try:
             upstream = start_upstream(stack, key_file)
@@ -878,7 +878,7 @@ def main(argv=None):
         ]
         gate_env = dict(aws, ROUTES=json.dumps(gate_routes), APPLE_TEAM_ID="ABCDE12345",
                         APPLE_BUNDLE_IDS="com.example.gate", APP_ATTEST_ENVIRONMENT="development",
-                        APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_BUDGET="1000000", LOG_LEVEL="info")
+                        APP_ATTEST_TRUST_ROOT=root, AI_DAILY_CALL_CEILING="1000000", LOG_LEVEL="info")
 
         def gate_run(endpoint, calls, env=None, chat=False):
             harness, info = start_harness(stack, binary, dict(env or gate_env, DYNAMODB_ENDPOINT=endpoint))
@@ -962,7 +962,7 @@ def main(argv=None):
                              prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}}),
                         dict(gate_routes[1], dialect="openai-chat", models=["bench-model"], maxOutputTokens=100,
                              prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}})]
-        money_env = dict(gate_env, ROUTES=json.dumps(money_routes), AI_DAILY_COST_BUDGET_USD="1000000")
+        money_env = dict(gate_env, ROUTES=json.dumps(money_routes), AI_DAILY_COST_CEILING_USD="1000000")
         proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
         money = gate_run(proxy.url, 10 if quick else 30, env=money_env, chat=True)
         proxy.close()

@@ -16,8 +16,8 @@ marks stay off (a registration's DeviceCheck token is checked for shape only).
 
 Two fronts, each with its own table in the same moto, so that the daily ceiling (environment-wide) can be
 spent without touching the other tests:
-  main     ROUTES from --routes, no daily ceiling (AI_DAILY_CALL_BUDGET=0)
-  ceiling  the same routes with AI_DAILY_CALL_BUDGET=--ceiling-budget (only with that option)
+  main     ROUTES from --routes, no daily ceiling (AI_DAILY_CALL_CEILING=0)
+  ceiling  the same routes with AI_DAILY_CALL_CEILING=--ceiling-budget (only with that option)
 With --debug-tokens both have DEBUG_TOKENS=on: X-Debug-Token is layer-1 proof (docs/clients.md, "Debug
 tokens"), and ATTESTGATE_CLI makes the tokens.
 
@@ -108,7 +108,7 @@ def main(argv=None):
     parser.add_argument("--bootstrap", required=True, help="the bootstrap executable (release build)")
     parser.add_argument("--routes", required=True, help="JSON file: the ROUTES list of the fronts")
     parser.add_argument("--ceiling-budget", type=int, default=0,
-                        help="start a second front with this AI_DAILY_CALL_BUDGET (0: none)")
+                        help="start a second front with this AI_DAILY_CALL_CEILING (0: none)")
     parser.add_argument("--instances", type=int, default=2, help="bootstraps of the main front (default 2)")
     parser.add_argument("--deadline-ms", type=int, default=10000, help="per-invocation deadline")
     parser.add_argument("--app-attest", metavar="DEMO", default=None,
@@ -135,7 +135,7 @@ def main(argv=None):
     args.stream_instances = 0
     stack = run.Stack(args)
     stack.env["ROUTES"] = json.dumps(routes, separators=(",", ":"))
-    stack.env["AI_DAILY_CALL_BUDGET"] = "0"
+    stack.env["AI_DAILY_CALL_CEILING"] = "0"
     stack.env.pop("PAID_CLAIM", None)
     if args.debug_tokens:
         stack.env["DEBUG_TOKENS"] = "on"
@@ -162,7 +162,7 @@ def main(argv=None):
             variables.update({"ATTESTGATE_DEMO": os.path.abspath(args.app_attest), "ATTESTGATE_CA": ca,
                               "ATTESTGATE_TEAM_ID": run.TEAM_ID, "ATTESTGATE_BUNDLE_ID": run.BUNDLE_ID})
         if args.ceiling_budget > 0:
-            ceiling = dict(stack.env, TABLE_NAME=CEILING_TABLE, AI_DAILY_CALL_BUDGET=str(args.ceiling_budget))
+            ceiling = dict(stack.env, TABLE_NAME=CEILING_TABLE, AI_DAILY_CALL_CEILING=str(args.ceiling_budget))
             created = subprocess.run([attestgate, "table", "create"], env={**os.environ, **ceiling},
                                      capture_output=True, text=True)
             if created.returncode != 0:

@@ -632,7 +632,7 @@ def main(argv=None):
     base = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "DYNAMODB", "_HANDLER"))}
     base.update({"ATTESTGATE_ENV": "development", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",
                  "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_API_KEY_FILE": key_file,
-                 "LOG_LEVEL": "warning", "AI_DAILY_COST_BUDGET_USD": "1000", "AI_DAILY_CALL_BUDGET": "1000000",
+                 "LOG_LEVEL": "warning", "AI_DAILY_COST_CEILING_USD": "1000", "AI_DAILY_CALL_CEILING": "1000000",
                  "ROUTES": json.dumps(ROUTES, separators=(",", ":"))})
     shards_sim = math.ceil(TARGET_RATE * WCU_PER_CALL / float(PARTITION_WCU) / HEADROOM)
     formula = "ceil(%d calls/s × %d WCU per call / %d WCU per shard / %.1f)" % (TARGET_RATE, WCU_PER_CALL,

@@ -52,7 +52,7 @@ BUNDLE_ID = "com.example.flashcards"
 # What Play reports for the release signing key (base64url SHA-256, no padding); any string works locally.
 CERT_DIGEST = base64.urlsafe_b64encode(hashlib.sha256(b"demo release signing key").digest()).decode().rstrip("=")
 # Small on purpose, so the session reaches both limits in a few calls.
-AI_DAILY_CALL_BUDGET = 17
+AI_DAILY_CALL_CEILING = 17
 GENERATION_ALLOWANCE = 4
 # Template routes (docs/dialects.md, "Template routes"): the app sends only {"variables": {...}}, the gate renders
 # the provider request, so nothing but the app's own request shapes reaches the provider.
@@ -100,7 +100,7 @@ class Stack:
             "AWS_SECRET_ACCESS_KEY": "local",
             "GATE_MODE": "monitor",
             "ROUTES": json.dumps(ROUTES, separators=(",", ":")),
-            "AI_DAILY_CALL_BUDGET": str(AI_DAILY_CALL_BUDGET),
+            "AI_DAILY_CALL_CEILING": str(AI_DAILY_CALL_CEILING),
             "BUDGET_TIMEZONE": "UTC",
             "PAID_CLAIM": "plan=paid",
             "LOG_LEVEL": os.environ.get("LOG_LEVEL", "info"),
@@ -297,7 +297,7 @@ def step_session(stack, args):
                "--google", stack.urls["google"], "--upstream", stack.urls["upstream"], "--ca", stack.urls["ca"],
                "--apple", stack.urls["apple"],
                "--cert-digest", CERT_DIGEST, "--team-id", TEAM_ID, "--bundle-id", BUNDLE_ID,
-               "--budget", str(AI_DAILY_CALL_BUDGET), "--allowance", str(GENERATION_ALLOWANCE)]
+               "--budget", str(AI_DAILY_CALL_CEILING), "--allowance", str(GENERATION_ALLOWANCE)]
     if args.check:
         command.append("--check")
     print("\nScripted session (attestgate-demo, Tools/attestgate-demo): each line is who, what, expected, got")

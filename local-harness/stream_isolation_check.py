@@ -211,7 +211,7 @@ def main(argv=None):
     key_file = os.path.join(state, "upstream-key")
     with open(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
         handle.write(uuid.uuid4().hex + "\n")
-    stack.env.update({"ROUTES": json.dumps(ROUTES, separators=(",", ":")), "AI_DAILY_CALL_BUDGET": "0",
+    stack.env.update({"ROUTES": json.dumps(ROUTES, separators=(",", ":")), "AI_DAILY_CALL_CEILING": "0",
                       "UPSTREAM_API_KEY_FILE": key_file, "LOG_LEVEL": "info"})
     checks = Checks()
     ok = False

@@ -19,7 +19,9 @@ import sys
 
 SETTING_CALL = re.compile(
     r'(?:env|environment)\["([A-Z_][A-Z0-9_]*)"\]|reader\.(?:required|choice|number|list|url|headerName|dollars)\(\s*"([A-Z_][A-Z0-9_]*)"'
-    r'|(?:reader\.)?\b(?:required|choice|number|list|url|headerName|dollars)\(\s*"([A-Z_][A-Z0-9_]*)"')
+    r'|(?:reader\.)?\b(?:required|choice|number|list|url|headerName|dollars)\(\s*"([A-Z_][A-Z0-9_]*)"'
+    # A renamed setting: both its name and its deprecated one are read.
+    r'|renamed\(\s*"([A-Z_][A-Z0-9_]*)"|old:\s*"([A-Z_][A-Z0-9_]*)"')
 # Configuration+EnvironmentSize.swift's two lists of names, which must cover exactly the settings the code reads.
 NAME_LIST = re.compile(r"static let (deployedSettingNames|lambdaSetNames): Set<String> = \[(.*?)\]", re.S)
 SECRET_CALL = re.compile(r'\bsecret\(\s*"([A-Z_][A-Z0-9_]*)"\s*\)')

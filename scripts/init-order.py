@@ -43,7 +43,7 @@ def environment(port, key_file):
         "UPSTREAM_URL": "http://127.0.0.1:9",
         "DYNAMODB_ENDPOINT": "http://127.0.0.1:9",
         "GATE_MODE": "off",
-        "AI_DAILY_CALL_BUDGET": "0",
+        "AI_DAILY_CALL_CEILING": "0",
     }
 
 

@@ -210,7 +210,7 @@ upstream_url=$(json_field "$(wait_ready "$WORK/upstream.out" "fake upstream")" u
 SERVE_ROUTES='[{"method":"POST","path":"/v1/generate","feature":"generation","mode":"monitor","upstreamPath":"/generate"},'
 SERVE_ROUTES+='{"method":"POST","path":"/v1/tutor/{deckId}/{cardId}","feature":"tutor","mode":"off","upstreamPath":"/tutor"},'
 SERVE_ROUTES+='{"method":"POST","path":"/v1/enforced","feature":"enforced","mode":"enforce","upstreamPath":"/enforced"}]'
-SERVE_ENV=("${CONFIG_ENV[@]/#UPSTREAM_URL=*/UPSTREAM_URL=$upstream_url}" AI_DAILY_CALL_BUDGET=5)
+SERVE_ENV=("${CONFIG_ENV[@]/#UPSTREAM_URL=*/UPSTREAM_URL=$upstream_url}" AI_DAILY_CALL_CEILING=5)
 SERVE_ENV=("${SERVE_ENV[@]/#ROUTES=*/ROUTES=$SERVE_ROUTES}")
 SERVE_ENV=("${SERVE_ENV[@]/#GATE_MODE=*/GATE_MODE=off}")
 wrapper=$WORK/chroot-bootstrap

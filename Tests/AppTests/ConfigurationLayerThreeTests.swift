@@ -50,9 +50,9 @@ import Testing
     }
 
     @Test func everyLayerThreeRouteFieldIsRead() throws {
-        let config = try configuration("[\(Self.chat)]", ["AI_DAILY_COST_BUDGET_USD": "12.5"])
+        let config = try configuration("[\(Self.chat)]", ["AI_DAILY_COST_CEILING_USD": "12.5"])
         let route = try #require(config.routes.first)
-        #expect(config.aiDailyCostBudgetMicros == 12_500_000)
+        #expect(config.aiDailyCostCeilingMicros == 12_500_000)
         #expect(route.dialect.rawValue == "openai-chat" && route.models == ["gpt-4.1", "gpt-4.1-mini"])
         #expect(route.maxOutputTokens == 1000 && route.maxRequestBytes == 20_000)
         #expect(route.upstreamTimeout == .milliseconds(8000) && route.releaseStatuses == [429, 503])
@@ -77,9 +77,13 @@ import Testing
 
     @Test func aMoneyCeilingNeedsEveryRouteBounded() {
         let opaque = #"[{"method":"POST","path":"/a","feature":"a"}]"#
-        #expect(problems(opaque, ["AI_DAILY_COST_BUDGET_USD": "10"]).contains { $0.contains("config.unbounded_route") })
-        #expect(problems("[\(Self.chat)]", ["AI_DAILY_COST_BUDGET_USD": "10"]).isEmpty)
-        #expect(problems(opaque, ["AI_DAILY_COST_BUDGET_USD": "ten"]).contains { $0.contains("config.invalid_number") })
+        #expect(
+            problems(opaque, ["AI_DAILY_COST_CEILING_USD": "10"]).contains { $0.contains("config.unbounded_route") }
+        )
+        #expect(problems("[\(Self.chat)]", ["AI_DAILY_COST_CEILING_USD": "10"]).isEmpty)
+        #expect(
+            problems(opaque, ["AI_DAILY_COST_CEILING_USD": "ten"]).contains { $0.contains("config.invalid_number") }
+        )
     }
 
     /// Each known dialect's endpoint as the providers and their clouds spell it (Azure OpenAI's deployment path

@@ -30,7 +30,7 @@ import Testing
         #expect(config.playIntegrityEndpoint == "https://playintegrity.googleapis.com")
         #expect(config.playDecodeBudgetPerDevice == 30)
         #expect(config.playDecodeDailySoftCap == 9000)
-        #expect(config.aiDailyCallBudget == 0)
+        #expect(config.aiDailyCallCeiling == 0)
         #expect(config.budgetTimeZone == "UTC")
         #expect(config.upstream.authHeader == "Authorization")
         #expect(config.upstream.apiKey == .secretARN("arn:aws:secretsmanager:eu-west-1:1:secret:upstream"))
@@ -59,7 +59,7 @@ import Testing
                 "PLAY_INTEGRITY_ENDPOINT": "http://127.0.0.1:8444",
                 "PLAY_DECODE_BUDGET_PER_DEVICE": "5", "PLAY_DECODE_DAILY_SOFT_CAP": "100", "DEVICECHECK_KEY_ID": "KEY",
                 "DEVICECHECK_PRIVATE_KEY_FILE": "/tmp/dc.p8", "DEVICECHECK_ENDPOINT": "http://127.0.0.1:8444",
-                "AI_DAILY_CALL_BUDGET": "500", "BUDGET_TIMEZONE": "Asia/Tokyo", "PAID_CLAIM": "plan=paid",
+                "AI_DAILY_CALL_CEILING": "500", "BUDGET_TIMEZONE": "Asia/Tokyo", "PAID_CLAIM": "plan=paid",
                 "UPSTREAM_AUTH_HEADER": "X-Api-Key", "LOG_LEVEL": "debug",
             ],
             uniquingKeysWith: { $1 }
@@ -81,7 +81,7 @@ import Testing
         #expect(config.playDecodeDailySoftCap == 100)
         #expect(config.deviceCheck?.privateKey == .file("/tmp/dc.p8"))
         #expect(config.deviceCheckEndpoint == "http://127.0.0.1:8444")
-        #expect(config.aiDailyCallBudget == 500)
+        #expect(config.aiDailyCallCeiling == 500)
         #expect(config.budgetTimeZone == "Asia/Tokyo")
         #expect(config.paidClaim == Configuration.PaidClaim(claim: "plan", value: "paid"))
         #expect(config.upstream.authHeader == "X-Api-Key")
@@ -113,7 +113,7 @@ import Testing
         ("CHALLENGE_TTL_SECONDS", "-5", "config.invalid_number CHALLENGE_TTL_SECONDS"),
         ("CHALLENGE_TTL_SECONDS", "1e3", "config.invalid_number CHALLENGE_TTL_SECONDS"),
         ("CHALLENGE_TTL_SECONDS", "999999", "config.invalid_number CHALLENGE_TTL_SECONDS"),
-        ("AI_DAILY_CALL_BUDGET", "ten", "config.invalid_number AI_DAILY_CALL_BUDGET"),
+        ("AI_DAILY_CALL_CEILING", "ten", "config.invalid_number AI_DAILY_CALL_CEILING"),
         ("PLAY_DECODE_BUDGET_PER_DEVICE", " 30", "config.invalid_number PLAY_DECODE_BUDGET_PER_DEVICE"),
         ("BUDGET_TIMEZONE", "Mars/Olympus", "config.invalid_time_zone BUDGET_TIMEZONE"),
         ("PAID_CLAIM", "plan", "config.invalid_paid_claim PAID_CLAIM"),
@@ -155,6 +155,27 @@ import Testing
         } catch {
             #expect(error.problems.map { "\($0.reason.slug) \($0.variable)" } == ["config.invalid_value ROUTES_FILE"])
         }
+    }
+
+    /// The ceilings' old setting names (`…_BUDGET`) are still read, noted as deprecated; both names at once is a
+    /// contradiction.
+    @Test func theCeilingsOldNamesAreReadWithADeprecation() throws {
+        let old = try Configuration(
+            environment: Self.minimal.with("AI_DAILY_CALL_BUDGET", "250").with("AI_DAILY_UNPROVEN_CALL_BUDGET", "20")
+        )
+        #expect(old.aiDailyCallCeiling == 250 && old.aiDailyUnprovenCallCeiling == 20)
+        #expect(
+            old.deprecatedSettings == [
+                "AI_DAILY_CALL_BUDGET → AI_DAILY_CALL_CEILING",
+                "AI_DAILY_UNPROVEN_CALL_BUDGET → AI_DAILY_UNPROVEN_CALL_CEILING",
+            ]
+        )
+        let current = try Configuration(environment: Self.minimal.with("AI_DAILY_CALL_CEILING", "250"))
+        #expect(current.aiDailyCallCeiling == 250 && current.deprecatedSettings.isEmpty)
+        #expect(
+            reasons(Self.minimal.with("AI_DAILY_CALL_CEILING", "1").with("AI_DAILY_CALL_BUDGET", "2"))
+                == ["config.invalid_value AI_DAILY_CALL_BUDGET"]
+        )
     }
 
     /// Debug tokens in production only with the explicit second setting.
@@ -255,14 +276,14 @@ import Testing
                 return error.problems.map(\.detail).joined(separator: "; ")
             }
         }
-        #expect(details(base.with("AI_DAILY_CALL_BUDGET", "100")).contains("the pool needs a sub-ceiling"))
-        #expect(details(base.with("AI_DAILY_UNPROVEN_CALL_BUDGET", "10")).contains("the environment has no ceiling"))
+        #expect(details(base.with("AI_DAILY_CALL_CEILING", "100")).contains("the pool needs a sub-ceiling"))
+        #expect(details(base.with("AI_DAILY_UNPROVEN_CALL_CEILING", "10")).contains("the environment has no ceiling"))
         #expect(
-            details(base.with("AI_DAILY_CALL_BUDGET", "100").with("AI_DAILY_UNPROVEN_COST_BUDGET_USD", "1"))
-                .contains("needs AI_DAILY_COST_BUDGET_USD")
+            details(base.with("AI_DAILY_CALL_CEILING", "100").with("AI_DAILY_UNPROVEN_COST_CEILING_USD", "1"))
+                .contains("needs AI_DAILY_COST_CEILING_USD")
         )
         let config = try Configuration(
-            environment: base.with("AI_DAILY_CALL_BUDGET", "100").with("AI_DAILY_UNPROVEN_CALL_BUDGET", "10")
+            environment: base.with("AI_DAILY_CALL_CEILING", "100").with("AI_DAILY_UNPROVEN_CALL_CEILING", "10")
         )
         #expect(config.hasUnprovenPool && config.routes.first?.unproven == AllowancePolicy(firstDay: 2, laterDays: 1))
     }

@@ -162,7 +162,7 @@ struct LiveControlTests {
     func aRaisedCeilingAdmitsUpToTheRaiseAndNotBeyondUnderARace(shards: Int) async throws {
         let app = try await GateTestApp(
             routes: Self.routes,
-            settings: ["AI_DAILY_CALL_BUDGET": "6", "AI_CEILING_SHARDS": String(shards)]
+            settings: ["AI_DAILY_CALL_CEILING": "6", "AI_CEILING_SHARDS": String(shards)]
         )
         func burst(_ count: Int, _ client: GateTestClient) async throws -> [Int] {
             try await withThrowingTaskGroup(of: Int.self) { group in

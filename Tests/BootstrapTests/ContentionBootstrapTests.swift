@@ -141,7 +141,7 @@ struct ContentionBootstrapTests {
                 "DYNAMODB_ENDPOINT": standIn.endpoint, "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.server.baseURL,
                 "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "warning", "ROUTES": route,
-                "AI_DAILY_COST_BUDGET_USD": "1000", "AI_DAILY_CALL_BUDGET": "1000000",
+                "AI_DAILY_COST_CEILING_USD": "1000", "AI_DAILY_CALL_CEILING": "1000000",
                 "AI_CEILING_SHARDS": String(shards),
             ],
             deadlineMs: 30_000,
@@ -222,7 +222,7 @@ struct UnprovenPoolBootstrapTests {
                 "AWS_SECRET_ACCESS_KEY": "testing", "UPSTREAM_URL": upstream.server.baseURL,
                 "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "warning", "ROUTES": route,
                 "APPLE_TEAM_ID": "TEAM123456", "APPLE_BUNDLE_IDS": "com.example.app",
-                "AI_DAILY_CALL_BUDGET": "1000", "AI_DAILY_UNPROVEN_CALL_BUDGET": "9",
+                "AI_DAILY_CALL_CEILING": "1000", "AI_DAILY_UNPROVEN_CALL_CEILING": "9",
             ],
             deadlineMs: 10_000,
             instances: 4

@@ -521,7 +521,7 @@ struct StreamingBootstrapTests {
                 "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
                 "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info", "ROUTES": route,
-                "AI_DAILY_COST_BUDGET_USD": "1000000",
+                "AI_DAILY_COST_CEILING_USD": "1000000",
             ],
             deadlineMs: 30_000
         )
@@ -575,7 +575,7 @@ struct StreamingBootstrapTests {
                 "DYNAMODB_ENDPOINT": BootstrapTests.dynamoDBEndpoint ?? "", "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing", "GATE_MODE": "monitor", "UPSTREAM_URL": upstream.url,
                 "UPSTREAM_API_KEY_FILE": upstream.keyFile, "LOG_LEVEL": "info", "ROUTES": route,
-                "AI_DAILY_COST_BUDGET_USD": "1000000",
+                "AI_DAILY_COST_CEILING_USD": "1000000",
             ],
             deadlineMs: 30_000
         )

@@ -89,11 +89,11 @@ import Testing
     @Test func paidCallsAndAZeroLimitAreNotMetered() async throws {
         let store = InMemoryCeilingStore()
         #expect(
-            try await SpendGuard(store: store, dailyLimit: 5, calendar: .utc).reserve(paid: true, now: noon)
+            try await CeilingGuard(store: store, dailyLimit: 5, calendar: .utc).reserve(paid: true, now: noon)
                 == .notMetered
         )
         #expect(
-            try await SpendGuard(store: store, dailyLimit: 0, calendar: .utc).reserve(paid: false, now: noon)
+            try await CeilingGuard(store: store, dailyLimit: 0, calendar: .utc).reserve(paid: false, now: noon)
                 == .notMetered
         )
         #expect(store.used("2026-11-30") == 0)
@@ -101,7 +101,7 @@ import Testing
 
     @Test func ceilingStopsAtTheLimitAndWarnsOnceAtEightyPercent() async throws {
         let store = InMemoryCeilingStore()
-        let guardian = SpendGuard(store: store, dailyLimit: 10, calendar: .utc)
+        let guardian = CeilingGuard(store: store, dailyLimit: 10, calendar: .utc)
         var warnings = 0
         var admitted = 0
         for _ in 0..<15 {
@@ -144,13 +144,13 @@ import Testing
         let store = InMemoryCeilingStore()
         store.failing.store(true, ordering: .relaxed)
         await #expect(throws: StoreError.self) {
-            try await SpendGuard(store: store, dailyLimit: 10, calendar: .utc).reserve(paid: false, now: noon)
+            try await CeilingGuard(store: store, dailyLimit: 10, calendar: .utc).reserve(paid: false, now: noon)
         }
     }
 
     @Test func theMoneyCeilingAdmitsOnlyWhileTheNextWorstCaseFitsAndSettlesOnce() async throws {
         let store = InMemoryCeilingStore()
-        let guardian = SpendGuard(store: store, dailyLimit: 0, dailyBudgetMicros: 1_000, calendar: .utc)
+        let guardian = CeilingGuard(store: store, dailyLimit: 0, dailyCostLimitMicros: 1_000, calendar: .utc)
         var held: [CeilingReservation] = []
         for _ in 0..<5 {
             switch try await guardian.reserve(paid: false, worstCaseMicros: 300, now: noon) {

@@ -159,7 +159,7 @@ struct DynamoStoreTests {
         let k = 6
         let results = try await withThrowingTaskGroup(of: (Bool, Bool).self) { group in
             for _ in 0..<(3 * k) {
-                let guardian = SpendGuard(
+                let guardian = CeilingGuard(
                     store: DynamoCeilingStore(table: try MotoTable.sibling(of: table)),
                     dailyLimit: k,
                     calendar: .utc

@@ -67,7 +67,7 @@ struct IOSCallCostTests {
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: DynamoAllowanceStore(table: table), calendar: .utc),
-            spendGuard: SpendGuard(store: DynamoCeilingStore(table: table), dailyLimit: 100, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: DynamoCeilingStore(table: table), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
         call.tiering = DeviceTiering(marks: true)

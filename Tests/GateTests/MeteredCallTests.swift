@@ -43,7 +43,7 @@ import WireContract
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: allowances, calendar: .utc),
-            spendGuard: SpendGuard(store: ceiling, dailyLimit: limit, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: ceiling, dailyLimit: limit, calendar: .utc),
             upstream: scripted
         )
         return Stack(call: call, allowances: allowances, ceiling: ceiling, upstream: scripted)
@@ -222,7 +222,7 @@ struct UnavailableThenRejected: EvidenceSource {
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc),
-            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 0, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: InMemoryCeilingStore(), dailyLimit: 0, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: nil, body: []))
         )
         let sink = CapturingLogSink()

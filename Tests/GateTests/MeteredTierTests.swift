@@ -58,7 +58,7 @@ struct ReportingEvidence: EvidenceSource {
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc),
-            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
         call.tiering = tiering
@@ -301,7 +301,7 @@ struct MeteredTierMotoTests {
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: DynamoAllowanceStore(table: recorded), calendar: .utc),
-            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
         call.tiering = DeviceTiering(recall: true)

@@ -193,7 +193,7 @@ final class RecordingRecallWriter: DeviceRecallWriting {
             profiles: challenges,
             challenges: challenges,
             allowances: AllowanceMeter(store: InMemoryAllowanceStore(), calendar: .utc),
-            spendGuard: SpendGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
+            ceilingGuard: CeilingGuard(store: InMemoryCeilingStore(), dailyLimit: 100, calendar: .utc),
             upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: Array("{}".utf8)))
         )
         call.tiering = DeviceTiering(recall: on)

@@ -85,7 +85,7 @@ struct RiskRefreshFlowTests {
                 profiles: challenges,
                 challenges: challenges,
                 allowances: AllowanceMeter(store: DynamoAllowanceStore(table: table), calendar: .utc),
-                spendGuard: SpendGuard(store: DynamoCeilingStore(table: table), dailyLimit: 100, calendar: .utc),
+                ceilingGuard: CeilingGuard(store: DynamoCeilingStore(table: table), dailyLimit: 100, calendar: .utc),
                 upstream: ScriptedUpstream(.answered(status: 200, contentType: "application/json", body: []))
             )
         }

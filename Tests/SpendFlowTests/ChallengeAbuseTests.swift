@@ -15,7 +15,7 @@ struct ChallengeAbuseTests {
     static func app(_ upstream: Upstream) async throws -> GateTestApp {
         try await GateTestApp(
             routes: GateTestApp.routes([SpendFlowTests.enforceRoute()]),
-            settings: ["AI_DAILY_CALL_BUDGET": "1000", "UPSTREAM_URL": upstream.server.baseURL]
+            settings: ["AI_DAILY_CALL_CEILING": "1000", "UPSTREAM_URL": upstream.server.baseURL]
         )
     }
 

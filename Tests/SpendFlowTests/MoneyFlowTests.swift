@@ -160,7 +160,7 @@ struct MoneyFlowTests {
             routes: GateTestApp.routes([
                 route(provider, maxOutputTokens: maxOutputTokens, maxInputTokens: maxInputTokens)
             ]),
-            settings: ["AI_DAILY_COST_BUDGET_USD": budgetUSD, "UPSTREAM_URL": upstream.server.baseURL],
+            settings: ["AI_DAILY_COST_CEILING_USD": budgetUSD, "UPSTREAM_URL": upstream.server.baseURL],
             resending: resending
         )
     }

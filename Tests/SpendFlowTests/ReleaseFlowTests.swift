@@ -67,7 +67,7 @@ struct ReleaseFlowTests {
     static func app(upstreamURL: String, route: JSONValue = route()) async throws -> GateTestApp {
         try await GateTestApp(
             routes: GateTestApp.routes([route]),
-            settings: ["AI_DAILY_CALL_BUDGET": "100", "UPSTREAM_URL": upstreamURL]
+            settings: ["AI_DAILY_CALL_CEILING": "100", "UPSTREAM_URL": upstreamURL]
         )
     }
 

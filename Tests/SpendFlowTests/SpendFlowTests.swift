@@ -65,7 +65,7 @@ struct SpendFlowTests {
         try await GateTestApp(
             routes: GateTestApp.routes(routes),
             settings: [
-                "AI_DAILY_CALL_BUDGET": String(ceiling), "UPSTREAM_URL": upstream.server.baseURL,
+                "AI_DAILY_CALL_CEILING": String(ceiling), "UPSTREAM_URL": upstream.server.baseURL,
                 "PAID_CLAIM": "plan=paid",
             ],
             resending: resending
@@ -301,7 +301,7 @@ struct SpendFlowTests {
         let clock = TestClock(fixed: start)
         let app = try await GateTestApp(
             routes: GateTestApp.routes([route]),
-            settings: ["AI_DAILY_CALL_BUDGET": "0", "UPSTREAM_URL": upstream.server.baseURL, "BUDGET_TIMEZONE": zone],
+            settings: ["AI_DAILY_CALL_CEILING": "0", "UPSTREAM_URL": upstream.server.baseURL, "BUDGET_TIMEZONE": zone],
             clock: clock
         )
         let device = randomDeviceID()

@@ -25,7 +25,7 @@ struct UnprovenPoolTests {
         try await GateTestApp(
             routes: GateTestApp.routes([route()]),
             settings: [
-                "AI_DAILY_CALL_BUDGET": "100", "AI_DAILY_UNPROVEN_CALL_BUDGET": String(pool),
+                "AI_DAILY_CALL_CEILING": "100", "AI_DAILY_UNPROVEN_CALL_CEILING": String(pool),
                 "UPSTREAM_URL": upstream.server.baseURL,
             ],
             resending: resending
@@ -75,7 +75,7 @@ struct UnprovenPoolTests {
         let app = try await GateTestApp(
             routes: GateTestApp.routes([Self.route()]),
             settings: [
-                "AI_DAILY_CALL_BUDGET": "5", "AI_DAILY_UNPROVEN_CALL_BUDGET": "6",
+                "AI_DAILY_CALL_CEILING": "5", "AI_DAILY_UNPROVEN_CALL_CEILING": "6",
                 "UPSTREAM_URL": upstream.server.baseURL,
             ],
             resending: ["UpdateItem", "TransactWriteItems"]

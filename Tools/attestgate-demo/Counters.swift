@@ -25,7 +25,7 @@ struct Counters: Sendable {
     /// Today in the budget's time zone (the local stack runs with `BUDGET_TIMEZONE=UTC`).
     static func today() -> String { LocalCalendar.utc.day(at: SystemClock().now()).iso }
 
-    /// Unpaid upstream calls counted today against `AI_DAILY_CALL_BUDGET`.
+    /// Unpaid upstream calls counted today against `AI_DAILY_CALL_CEILING`.
     func ceilingCalls() async throws -> Int {
         try await number("AI_BUDGET#\(Self.today())", "TOTAL", "calls")
     }

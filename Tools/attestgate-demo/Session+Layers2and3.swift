@@ -65,7 +65,7 @@ extension Session {
 
     /// Layer 3: the environment's daily ceiling on unpaid calls; paying users are not metered by it.
     func ceiling() async throws {
-        report.header("Layer 3: the environment's daily ceiling (AI_DAILY_CALL_BUDGET=\(options.budget))")
+        report.header("Layer 3: the environment's daily ceiling (AI_DAILY_CALL_CEILING=\(options.budget))")
         let left = options.budget - (try await counters.ceilingCalls())
         var served = 0
         for _ in 0..<max(0, left) {

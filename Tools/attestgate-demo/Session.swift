@@ -11,7 +11,7 @@ internal import WireContract
 ///
 /// The stack it expects (`local-harness/run.py` sets it up): `POST /v1/generate` in **enforce** mode with
 /// a small daily allowance, `POST /v1/tutor/{deckId}/{cardId}` in **monitor** mode, request binding on
-/// both, `AI_DAILY_CALL_BUDGET` small enough to reach, `PAID_CLAIM=plan=paid`.
+/// both, `AI_DAILY_CALL_CEILING` small enough to reach, `PAID_CLAIM=plan=paid`.
 final class Session {
     let options: SessionCommand.Options
     let api: GateAPI

@@ -13,7 +13,7 @@ enum SessionCommand {
         /// fake Apple (`local-harness/fake_apple.py`): its DeviceCheck counts, read after the tier steps.
         var apple = ""
         var caDirectory = ""
-        /// `AI_DAILY_CALL_BUDGET` and the generation route's daily allowance as `bootstrap` was given them.
+        /// `AI_DAILY_CALL_CEILING` and the generation route's daily allowance as `bootstrap` was given them.
         var budget = 13
         var generationAllowance = 4
         var teamID = "DEMOTEAM01"

@@ -408,10 +408,10 @@ extension WriteCheck {
                 )
             else { throw HarnessError("setup: ceiling reservation refused") }
             try await context.arm()
-            let settled = try await SpendGuard(
+            let settled = try await CeilingGuard(
                 store: DynamoCeilingStore(table: context.writer),
                 dailyLimit: 10,
-                dailyBudgetMicros: 1_000_000,
+                dailyCostLimitMicros: 1_000_000,
                 calendar: .utc
             ).settle(reservation, costMicros: 600)
             let cost = try await context.count(Keys.ceiling(context.ids.day), "cost")

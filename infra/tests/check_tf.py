@@ -19,7 +19,10 @@ API_MD = tfload.INFRA.parent / "docs" / "api.md"
 # local runs.
 LAMBDA_SETS = {"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "_HANDLER",
                "AWS_LAMBDA_LOG_LEVEL", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "LAMBDA_TASK_ROOT"}
-LOCAL_ONLY_NAMES = {"DYNAMODB_ENDPOINT"}  # plus every *_FILE variant, read from the contract
+LOCAL_ONLY_NAMES = {"DYNAMODB_ENDPOINT"}
+# Deprecated names the function still reads (docs/api.md section 5); infra/ deploys the current ones only.
+DEPRECATED_NAMES = {"AI_DAILY_CALL_BUDGET", "AI_DAILY_COST_BUDGET_USD", "AI_DAILY_UNPROVEN_CALL_BUDGET",
+                    "AI_DAILY_UNPROVEN_COST_BUDGET_USD"}  # plus every *_FILE variant, read from the contract
 # Lambda's quota on a function's environment: 4 KB for all its variables together (keys and values).
 ENV_LIMIT_BYTES = 4096
 TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"}
@@ -59,11 +62,11 @@ EXAMPLE_ENVIRONMENT = {
     "RISK_METRIC_MAX": "10",
     "APP_ATTEST_RECEIPT_ENDPOINT": "",
     "PLAY_DEVICE_RECALL": "on",
-    "AI_DAILY_CALL_BUDGET": "5000",
-    "AI_DAILY_COST_BUDGET_USD": "25",
+    "AI_DAILY_CALL_CEILING": "5000",
+    "AI_DAILY_COST_CEILING_USD": "25",
     "AI_CEILING_SHARDS": "8",
-    "AI_DAILY_UNPROVEN_CALL_BUDGET": "500",
-    "AI_DAILY_UNPROVEN_COST_BUDGET_USD": "2.5",
+    "AI_DAILY_UNPROVEN_CALL_CEILING": "500",
+    "AI_DAILY_UNPROVEN_COST_CEILING_USD": "2.5",
     "ALLOW_SEED_RELEASE": "",
     "BUDGET_TIMEZONE": "Europe/Berlin",
     "PAID_CLAIM": "plan=pro",
@@ -223,7 +226,7 @@ def main() -> int:
     settings, file_variants, route_fields = contract(API_MD.read_text())
     expect(len(settings) >= 30 and len(route_fields) >= 20,
            f"docs/api.md section 5: could not read the contract ({len(settings)} settings, {len(route_fields)} fields)")
-    local_only = LOCAL_ONLY_NAMES | file_variants
+    local_only = LOCAL_ONLY_NAMES | file_variants | DEPRECATED_NAMES
     env_expr = tfload.locals_(parsed).get("function_environment", "")
     names = tfload.env_names(env_expr)
     expect(len(names) >= 20, f"function_environment: could not read its names ({len(names)})")

@@ -35,7 +35,10 @@ STAND_INS = {
     "aws_secretsmanager_secret.devicecheck_key[0].arn": check_tf.EXAMPLE_ENVIRONMENT["DEVICECHECK_PRIVATE_KEY_SECRET_ARN"],
     "aws_secretsmanager_secret.upstream_api_key.arn": check_tf.EXAMPLE_ENVIRONMENT["UPSTREAM_API_KEY_SECRET_ARN"],
 }
-LOCALS = ("routes_json", "devicecheck_enabled", "function_environment")
+LOCALS = (
+    "routes_json", "devicecheck_enabled", "ai_daily_call_ceiling", "ai_daily_cost_ceiling_usd",
+    "ai_daily_unproven_call_ceiling", "ai_daily_unproven_cost_ceiling_usd", "function_environment",
+)
 
 # One value per route field of docs/api.md section 5 (types as the contract gives them); a field of the
 # contract without one here is a failure, so a new field is carried through Terraform too.
@@ -64,9 +67,9 @@ EXAMPLE_VARS = {
     "device_mark_months": 6,
     "risk_metric_max": 10,
     "play_device_recall": "on",
-    "ai_daily_cost_budget_usd": "25",
-    "ai_daily_unproven_call_budget": 500,
-    "ai_daily_unproven_cost_budget_usd": "2.5",
+    "ai_daily_cost_ceiling_usd": "25",
+    "ai_daily_unproven_call_ceiling": 500,
+    "ai_daily_unproven_cost_ceiling_usd": "2.5",
     "budget_timezone": "Europe/Berlin",
     "paid_claim": "plan=pro",
 }

@@ -148,18 +148,18 @@ extension Application {
             transport: transport
         )
         let allowanceStore = DynamoAllowanceStore(table: table)
-        var spendGuard = SpendGuard(
+        var ceilingGuard = CeilingGuard(
             store: DynamoCeilingStore(table: table, shards: configuration.aiCeilingShards),
-            dailyLimit: configuration.aiDailyCallBudget,
-            dailyBudgetMicros: configuration.aiDailyCostBudgetMicros,
+            dailyLimit: configuration.aiDailyCallCeiling,
+            dailyCostLimitMicros: configuration.aiDailyCostCeilingMicros,
             calendar: configuration.budgetCalendar
         )
         if configuration.hasUnprovenPool {
-            spendGuard.unproven = UnprovenPool(
-                SpendGuard(
+            ceilingGuard.unproven = UnprovenPool(
+                CeilingGuard(
                     store: DynamoCeilingStore.unprovenPool(table: table),
-                    dailyLimit: configuration.aiDailyUnprovenCallBudget,
-                    dailyBudgetMicros: configuration.aiDailyUnprovenCostBudgetMicros,
+                    dailyLimit: configuration.aiDailyUnprovenCallCeiling,
+                    dailyCostLimitMicros: configuration.aiDailyUnprovenCostCeilingMicros,
                     calendar: configuration.budgetCalendar
                 )
             )
@@ -170,7 +170,7 @@ extension Application {
             profiles: challengeStore,
             challenges: challengeStore,
             allowances: AllowanceMeter(store: allowanceStore, calendar: configuration.budgetCalendar),
-            spendGuard: spendGuard,
+            ceilingGuard: ceilingGuard,
             upstream: upstream
         )
         // Android device IDs are tiered by device recall (PLAY_DEVICE_RECALL=on; needs Play Integrity).

@@ -107,11 +107,26 @@ extension Configuration {
             )
         }
 
-        aiDailyCallBudget = reader.number("AI_DAILY_CALL_BUDGET", default: 0, range: 0...100_000_000)
-        aiDailyCostBudgetMicros = reader.dollars("AI_DAILY_COST_BUDGET_USD")
+        // The ceilings' settings were once named `…_BUDGET`: the old names are still read, with a deprecation line
+        // (docs/architecture.md, "Glossary"), and both at once is a contradiction.
+        aiDailyCallCeiling = reader.number(
+            reader.renamed("AI_DAILY_CALL_CEILING", old: "AI_DAILY_CALL_BUDGET"),
+            default: 0,
+            range: 0...100_000_000
+        )
+        aiDailyCostCeilingMicros = reader.dollars(
+            reader.renamed("AI_DAILY_COST_CEILING_USD", old: "AI_DAILY_COST_BUDGET_USD")
+        )
         aiCeilingShards = reader.number("AI_CEILING_SHARDS", default: 1, range: 1...256)
-        aiDailyUnprovenCallBudget = reader.number("AI_DAILY_UNPROVEN_CALL_BUDGET", default: 0, range: 0...100_000_000)
-        aiDailyUnprovenCostBudgetMicros = reader.dollars("AI_DAILY_UNPROVEN_COST_BUDGET_USD")
+        aiDailyUnprovenCallCeiling = reader.number(
+            reader.renamed("AI_DAILY_UNPROVEN_CALL_CEILING", old: "AI_DAILY_UNPROVEN_CALL_BUDGET"),
+            default: 0,
+            range: 0...100_000_000
+        )
+        aiDailyUnprovenCostCeilingMicros = reader.dollars(
+            reader.renamed("AI_DAILY_UNPROVEN_COST_CEILING_USD", old: "AI_DAILY_UNPROVEN_COST_BUDGET_USD")
+        )
+        deprecatedSettings = reader.deprecated
         if let zone = env["BUDGET_TIMEZONE"] {
             budgetTimeZone = zone
             do {
@@ -226,19 +241,19 @@ extension Configuration {
                     + "that needs ALLOW_SEED_RELEASE=true"
             )
         }
-        if aiDailyCostBudgetMicros > 0 {
+        if aiDailyCostCeilingMicros > 0 {
             for route in routes {
                 // The money ceiling holds only if every call's worst case is known before it is made.
                 if !route.dialect.isKnown {
                     reader.problem(
                         .unboundedRoute,
-                        "AI_DAILY_COST_BUDGET_USD",
+                        "AI_DAILY_COST_CEILING_USD",
                         "route \(route.feature) has the opaque dialect: its cost cannot be bounded"
                     )
                 } else if route.models == nil || route.prices.isEmpty {
                     reader.problem(
                         .unboundedRoute,
-                        "AI_DAILY_COST_BUDGET_USD",
+                        "AI_DAILY_COST_CEILING_USD",
                         "route \(route.feature) needs models and a price for each"
                     )
                 }
@@ -267,6 +282,20 @@ extension Configuration {
 struct SettingsReader {
     let env: Environment
     var problems: [ConfigurationError.Problem] = []
+    /// Old setting names still read (`old → new`), for the deprecation line.
+    var deprecated: [String] = []
+
+    /// The name to read a renamed setting from: `name`, or `old` when only the old name is set (noted as
+    /// deprecated). Both at once is a problem: which one the operator meant is not ours to guess.
+    mutating func renamed(_ name: String, old: String) -> String {
+        guard env[old] != nil else { return name }
+        if env[name] != nil {
+            problem(.invalidValue, old, "\(old) is the old name of \(name): set only \(name)")
+            return name
+        }
+        deprecated.append("\(old) → \(name)")
+        return old
+    }
 
     init(_ env: Environment) { self.env = env }
 
@@ -415,34 +444,35 @@ extension Configuration {
     /// the environment's ceilings too: a route with `unproven` needs both, and a money sub-ceiling needs the
     /// money ceiling (the worst case it reserves is computed for that one).
     fileprivate func checkUnprovenPool(_ reader: inout SettingsReader) {
-        if aiDailyUnprovenCostBudgetMicros > 0, aiDailyCostBudgetMicros == 0 {
+        if aiDailyUnprovenCostCeilingMicros > 0, aiDailyCostCeilingMicros == 0 {
             reader.problem(
                 .invalidRoutes,
-                "AI_DAILY_UNPROVEN_COST_BUDGET_USD",
-                "a money sub-ceiling for the unproven pool needs AI_DAILY_COST_BUDGET_USD"
+                "AI_DAILY_UNPROVEN_COST_CEILING_USD",
+                "a money sub-ceiling for the unproven pool needs AI_DAILY_COST_CEILING_USD"
             )
         }
         guard let route = routes.first(where: { $0.unproven != nil }) else { return }
-        if aiDailyUnprovenCallBudget == 0, aiDailyUnprovenCostBudgetMicros == 0 {
+        if aiDailyUnprovenCallCeiling == 0, aiDailyUnprovenCostCeilingMicros == 0 {
             reader.problem(
                 .invalidRoutes,
                 "ROUTES",
-                "route \(route.feature) has an unproven pool but AI_DAILY_UNPROVEN_CALL_BUDGET and "
-                    + "AI_DAILY_UNPROVEN_COST_BUDGET_USD are both 0: the pool needs a sub-ceiling"
+                "route \(route.feature) has an unproven pool but AI_DAILY_UNPROVEN_CALL_CEILING and "
+                    + "AI_DAILY_UNPROVEN_COST_CEILING_USD are both 0: the pool needs a sub-ceiling"
             )
         }
-        if aiDailyCallBudget == 0, aiDailyCostBudgetMicros == 0 {
+        if aiDailyCallCeiling == 0, aiDailyCostCeilingMicros == 0 {
             reader.problem(
                 .invalidRoutes,
                 "ROUTES",
                 "route \(route.feature) has an unproven pool but the environment has no ceiling "
-                    + "(AI_DAILY_CALL_BUDGET or AI_DAILY_COST_BUDGET_USD): the pool is counted in it"
+                    + "(AI_DAILY_CALL_CEILING or AI_DAILY_COST_CEILING_USD): the pool is counted in it"
             )
         }
     }
 
     /// Whether any route serves calls from the unproven pool.
     package var hasUnprovenPool: Bool {
-        routes.contains { $0.unproven != nil } && (aiDailyUnprovenCallBudget > 0 || aiDailyUnprovenCostBudgetMicros > 0)
+        routes.contains { $0.unproven != nil }
+            && (aiDailyUnprovenCallCeiling > 0 || aiDailyUnprovenCostCeilingMicros > 0)
     }
 }

@@ -93,11 +93,11 @@ extension Configuration {
             "deviceMarks": .object([
                 "enabled": .bool(deviceMarks), "markMonths": int(deviceMarkMonths),
             ]),
-            "aiDailyCallBudget": int(aiDailyCallBudget),
-            "aiDailyCostBudgetMicroUSD": .int(aiDailyCostBudgetMicros),
+            "aiDailyCallCeiling": int(aiDailyCallCeiling),
+            "aiDailyCostBudgetMicroUSD": .int(aiDailyCostCeilingMicros),
             "aiCeilingShards": int(aiCeilingShards),
-            "aiDailyUnprovenCallBudget": int(aiDailyUnprovenCallBudget),
-            "aiDailyUnprovenCostBudgetMicroUSD": .int(aiDailyUnprovenCostBudgetMicros),
+            "aiDailyUnprovenCallCeiling": int(aiDailyUnprovenCallCeiling),
+            "aiDailyUnprovenCostBudgetMicroUSD": .int(aiDailyUnprovenCostCeilingMicros),
             "budgetTimeZone": .string(budgetTimeZone),
             "paidClaim": paidClaim.map { .string("\($0.claim)=\($0.value)") } ?? .null,
             "upstream": .object([
@@ -106,6 +106,7 @@ extension Configuration {
             ]),
             "routes": .array(routes),
             "logLevel": .string(logLevel.name),
+            "deprecatedSettings": .array(deprecatedSettings.map(JSONValue.string)),
             "debugTokens": .bool(debugTokens),
         ])
     }
@@ -136,8 +137,8 @@ extension Configuration {
             "model": .string(dearest.model), "inputTokens": .int(Int64(input)), "outputTokens": .int(Int64(output)),
             "microUSD": .int(dearest.micros),
         ]
-        if aiDailyCostBudgetMicros > 0 {
-            fields["callsPerDailyBudget"] = .int(dearest.micros == 0 ? -1 : aiDailyCostBudgetMicros / dearest.micros)
+        if aiDailyCostCeilingMicros > 0 {
+            fields["callsPerDailyBudget"] = .int(dearest.micros == 0 ? -1 : aiDailyCostCeilingMicros / dearest.micros)
         }
         return .object(fields)
     }

@@ -89,22 +89,25 @@ package struct Configuration: Sendable {
     /// `DEVICE_MARK_MONTHS`: a mark older than this many whole months counts as cleared.
     package var deviceMarkMonths = 3
     /// Unpaid upstream calls per day; 0 means no ceiling.
-    package var aiDailyCallBudget = 0
-    /// `AI_DAILY_COST_BUDGET_USD` in micro-dollars; 0 means no money ceiling.
-    package var aiDailyCostBudgetMicros: Int64 = 0
+    package var aiDailyCallCeiling = 0
+    /// `AI_DAILY_COST_CEILING_USD` in micro-dollars; 0 means no money ceiling.
+    package var aiDailyCostCeilingMicros: Int64 = 0
     /// `AI_CEILING_SHARDS`: how many table rows each day's ceiling is split over (docs/dynamodb.md,
     /// "Capacity"); both limits are split exactly.
     package var aiCeilingShards = 1
-    /// `AI_DAILY_UNPROVEN_CALL_BUDGET` / `AI_DAILY_UNPROVEN_COST_BUDGET_USD` (micro-dollars): the unproven
+    /// `AI_DAILY_UNPROVEN_CALL_CEILING` / `AI_DAILY_UNPROVEN_COST_CEILING_USD` (micro-dollars): the unproven
     /// pool's sub-ceiling (docs/gate.md, "The unproven pool"); 0 means none.
-    package var aiDailyUnprovenCallBudget = 0
-    package var aiDailyUnprovenCostBudgetMicros: Int64 = 0
+    package var aiDailyUnprovenCallCeiling = 0
+    package var aiDailyUnprovenCostCeilingMicros: Int64 = 0
     package var budgetTimeZone = "UTC"
     package var budgetCalendar = LocalCalendar.utc
     package var paidClaim: PaidClaim?
     package var upstream = Upstream(baseURL: "", apiKey: .file(""), authHeader: "Authorization")
     package var routes: [MeteredRoute] = Configuration.defaultRoutes
     package var logLevel: Logger.Level = .info
+    /// Settings read under a deprecated name (`AI_DAILY_CALL_BUDGET → AI_DAILY_CALL_CEILING`): logged once at
+    /// cold start and shown by `attestgate config check`.
+    package var deprecatedSettings: [String] = []
     /// `DEBUG_TOKENS=on`: `X-Debug-Token` is layer-1 proof `debug` (docs/clients.md, "Debug tokens").
     package var debugTokens = false
     /// Powertools' keys of every line, from Lambda's environment: `service` (`POWERTOOLS_SERVICE_NAME`,

@@ -42,8 +42,8 @@ enum CeilingCommand {
         }
         guard let context = ControlContext.load(environment, now: now) else { return 1 }
         let configured = CeilingRaise(
-            calls: Int64(context.configuration.aiDailyCallBudget),
-            micros: context.configuration.aiDailyCostBudgetMicros
+            calls: Int64(context.configuration.aiDailyCallCeiling),
+            micros: context.configuration.aiDailyCostCeilingMicros
         )
         let day = options["--day"] ?? context.today
         let controls = CeilingControls(table: context.table, shards: context.configuration.aiCeilingShards)
@@ -56,13 +56,13 @@ enum CeilingCommand {
             if calls != nil, configured.calls == 0 {
                 return ControlContext.refuse(
                     "no_call_ceiling",
-                    "AI_DAILY_CALL_BUDGET is 0: there is no call ceiling to raise"
+                    "AI_DAILY_CALL_CEILING is 0: there is no call ceiling to raise"
                 )
             }
             if micros != nil, configured.micros == 0 {
                 return ControlContext.refuse(
                     "no_cost_ceiling",
-                    "AI_DAILY_COST_BUDGET_USD is 0: there is no money ceiling to raise"
+                    "AI_DAILY_COST_CEILING_USD is 0: there is no money ceiling to raise"
                 )
             }
             if day < context.today {

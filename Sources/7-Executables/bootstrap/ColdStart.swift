@@ -31,6 +31,12 @@ enum ColdStart {
             )
             handler = built
             logger = Logger(level: configuration.logLevel, metadata: configuration.logMetadata)
+            if !configuration.deprecatedSettings.isEmpty {
+                logger.warning(
+                    "deprecated setting names",
+                    ["renamed": .array(configuration.deprecatedSettings.map(JSONValue.string))]
+                )
+            }
         } catch {
             let (type, message) = InitFailure.describe(error)
             startupLogger.error("init failed", ["errorType": .string(type), "errors": .string(message)])

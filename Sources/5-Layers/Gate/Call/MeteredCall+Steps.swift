@@ -52,7 +52,7 @@ extension MeteredCall {
                 mode: call.route.mode,
                 evidence: call.report.evidence,
                 onUnavailable: call.route.onUnavailable,
-                unprovenPool: call.route.unproven != nil && spendGuard.unproven != nil
+                unprovenPool: call.route.unproven != nil && ceilingGuard.unproven != nil
             )
             : GateDecision(admit: true, label: "skipped", metrics: [:])
         for (name, count) in decision.metrics { record.count(name, count) }
@@ -143,13 +143,13 @@ extension MeteredCall {
         record: inout DecisionRecord
     ) async -> Step<CeilingReservation?> {
         do {
-            let worstCase = spendGuard.dailyBudgetMicros > 0 && !call.request.paid ? call.bound.worstCaseMicros : 0
+            let worstCase = ceilingGuard.dailyCostLimitMicros > 0 && !call.request.paid ? call.bound.worstCaseMicros : 0
             guard let worstCase else {
                 // A money ceiling with a call it cannot bound (configuration refuses this at start).
                 record.decision = "unbounded_call"
                 return .answer(.refused(.unavailable, headers: quotaHeader))
             }
-            switch try await spendGuard.reserve(
+            switch try await ceilingGuard.reserve(
                 paid: call.request.paid,
                 worstCaseMicros: worstCase,
                 pooled: pooled,
@@ -159,17 +159,17 @@ extension MeteredCall {
                 return .next(nil)
             case .reserved(let reservation, let warningClaimed, let costWarningClaimed):
                 record.count("budget_used")
-                if spendGuard.dailyBudgetMicros > 0 { record.costReservedMicros = reservation.costMicros }
+                if ceilingGuard.dailyCostLimitMicros > 0 { record.costReservedMicros = reservation.costMicros }
                 record.noteCeiling(
                     reservation,
-                    callLimit: spendGuard.callLimit(reservation),
-                    costLimit: spendGuard.costLimit(reservation)
+                    callLimit: ceilingGuard.callLimit(reservation),
+                    costLimit: ceilingGuard.costLimit(reservation)
                 )
                 if warningClaimed {
                     record.count("budget_warning")
                     call.logger.warning(
                         "ai call ceiling at 80 percent",
-                        ["used": .int(Int64(reservation.used)), "limit": .int(spendGuard.callLimit(reservation))]
+                        ["used": .int(Int64(reservation.used)), "limit": .int(ceilingGuard.callLimit(reservation))]
                     )
                 }
                 if costWarningClaimed {
@@ -180,7 +180,7 @@ extension MeteredCall {
                         "ai cost ceiling at 80 percent",
                         [
                             "usedMicros": .int(reservation.costUsed),
-                            "limitMicros": .int(spendGuard.costLimit(reservation)),
+                            "limitMicros": .int(ceilingGuard.costLimit(reservation)),
                         ]
                     )
                 }

@@ -15,7 +15,7 @@ package struct MeteredCall: Sendable {
     package var profiles: any ProfileStore
     package var challenges: any ChallengeStore
     package var allowances: AllowanceMeter
-    package var spendGuard: SpendGuard
+    package var ceilingGuard: CeilingGuard
     package var upstream: any UpstreamCalling
     /// Kept back from the invocation's remaining time for our own answer.
     package var deadlineMargin: Duration = .milliseconds(300)
@@ -36,7 +36,7 @@ package struct MeteredCall: Sendable {
         profiles: any ProfileStore,
         challenges: any ChallengeStore,
         allowances: AllowanceMeter,
-        spendGuard: SpendGuard,
+        ceilingGuard: CeilingGuard,
         upstream: any UpstreamCalling
     ) {
         self.environment = environment
@@ -44,7 +44,7 @@ package struct MeteredCall: Sendable {
         self.profiles = profiles
         self.challenges = challenges
         self.allowances = allowances
-        self.spendGuard = spendGuard
+        self.ceilingGuard = ceilingGuard
         self.upstream = upstream
     }
 
@@ -263,7 +263,8 @@ package struct MeteredCall: Sendable {
         record.usage = "read"
         record.inputTokens = Int64(usage.inputTokens)
         record.outputTokens = Int64(usage.outputTokens)
-        guard let ceiling, spendGuard.dailyBudgetMicros > 0, let priced = bound.cost(of: usage, dialect: route.dialect)
+        guard let ceiling, ceilingGuard.dailyCostLimitMicros > 0,
+            let priced = bound.cost(of: usage, dialect: route.dialect)
         else { return }
         guard case .cost(let cost) = priced else {
             // A class of tokens nobody prices: the whole reservation stays, and the line says which class.
@@ -272,7 +273,7 @@ package struct MeteredCall: Sendable {
         }
         record.costMicros = cost
         do {
-            if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
+            if case .exceeded = try await ceilingGuard.settle(ceiling, costMicros: cost) {
                 // Under a declared maxInputTokens (media) the cap holds only as far as the declaration does;
                 // elsewhere only a price below the provider's gets here.
                 record.costOverReservation = true
@@ -302,7 +303,7 @@ package struct MeteredCall: Sendable {
     /// Gives both units back after a call the provider provably did not bill (the route's release policy).
     func release(allowance: AllowanceReservation, ceiling: CeilingReservation?, logger: Logger) async {
         async let allowanceReleased: Void = allowances.store.release(allowance)
-        async let ceilingReleased: Void = { if let ceiling { try await spendGuard.release(ceiling) } }()
+        async let ceilingReleased: Void = { if let ceiling { try await ceilingGuard.release(ceiling) } }()
         do { try await allowanceReleased } catch {
             logger.error("allowance release failed", ["reason": .string(Self.slug(error))])
         }

@@ -21,7 +21,7 @@ extension MeteredCall {
         logger: Logger
     ) -> UpstreamStream {
         guard route.dialect.isKnown else { return stream }
-        let spendGuard = self.spendGuard
+        let ceilingGuard = self.ceilingGuard
         let base = DecisionRecord(environment: environment, route: route.feature, mode: route.mode)
         let timestamp = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let source = UsageReadingSource(inner: stream.source, dialect: route.dialect) { usage in
@@ -37,7 +37,7 @@ extension MeteredCall {
             record.usage = "read"
             record.inputTokens = Int64(usage.inputTokens)
             record.outputTokens = Int64(usage.outputTokens)
-            guard let ceiling, spendGuard.dailyBudgetMicros > 0,
+            guard let ceiling, ceilingGuard.dailyCostLimitMicros > 0,
                 let priced = bound.cost(of: usage, dialect: route.dialect)
             else { return }
             guard case .cost(let cost) = priced else {
@@ -46,7 +46,7 @@ extension MeteredCall {
             }
             record.costMicros = cost
             do {
-                if case .exceeded = try await spendGuard.settle(ceiling, costMicros: cost) {
+                if case .exceeded = try await ceilingGuard.settle(ceiling, costMicros: cost) {
                     record.costOverReservation = true
                 }
             } catch {

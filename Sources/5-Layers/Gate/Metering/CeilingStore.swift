@@ -72,9 +72,9 @@ package struct CeilingPart: Sendable, Hashable {
 /// Why a ceiling reservation was refused.
 package enum CeilingAttempt: Sendable, Hashable {
     case reserved(CeilingReservation)
-    /// The day's call count reached `AI_DAILY_CALL_BUDGET`.
+    /// The day's call count reached `AI_DAILY_CALL_CEILING`.
     case callsReached
-    /// The call's worst case does not fit in what is left of `AI_DAILY_COST_BUDGET_USD`.
+    /// The call's worst case does not fit in what is left of `AI_DAILY_COST_CEILING_USD`.
     case costReached
 }
 

@@ -1,7 +1,5 @@
 internal import AttestCore
-package import CivilTime
 internal import DynamoDB
-package import FoundationEssentials
 package import PlayIntegrity
 
 /// Google's daily decode quota for the whole Cloud project: `PLAY_QUOTA#{pacific day}` / `TOTAL`.

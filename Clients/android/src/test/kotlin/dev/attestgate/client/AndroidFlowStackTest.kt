@@ -219,7 +219,7 @@ class AndroidFlowStackTest {
 
     @Test
     fun theDailyCeilingEndsInDailyBudgetExhaustedForEveryone() {
-        // The ceiling front has AI_DAILY_CALL_BUDGET=3 and a table of its own.
+        // The ceiling front has AI_DAILY_CALL_CEILING=3 and a table of its own.
         val first = client(FakeGoogleIntegrity(), front = LocalStack.ceilingFront)
         val body = "{\"question\":\"Why?\"}".toByteArray()
         repeat(3) { assertTrue(first.post("/v1/tutor/d/c", body) is Outcome.Served) }

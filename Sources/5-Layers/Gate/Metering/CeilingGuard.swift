@@ -3,14 +3,14 @@ package import CivilTime
 package import FoundationEssentials
 
 /// Layer 3: the environment-wide daily ceilings on AI calls nobody paid for (docs/gate.md), in
-/// calls (`AI_DAILY_CALL_BUDGET`) and in money (`AI_DAILY_COST_BUDGET_USD`).
+/// calls (`AI_DAILY_CALL_CEILING`) and in money (`AI_DAILY_COST_CEILING_USD`).
 ///
 /// Counted before the call, so the bill has a hard cap even when layers 1 and 2 are beaten: each call
 /// reserves one unit and its worst-case cost in one conditional write, and no call is admitted once its
 /// worst case no longer fits. After the answer, `settle` gives back the difference between the worst case
 /// and what the provider reported, once. Paid pools are never counted (free IDs cost nothing to mint, so
 /// counting paid calls would let them lock paying users out). A store failure fails closed.
-package struct SpendGuard: Sendable {
+package struct CeilingGuard: Sendable {
     package enum Outcome: Sendable, Hashable {
         /// No ceiling applies (paid pool, or both budgets 0).
         case notMetered
@@ -39,20 +39,20 @@ package struct SpendGuard: Sendable {
     /// Calls per day; 0 means no call ceiling.
     package let dailyLimit: Int
     /// Micro-dollars per day; 0 means no money ceiling.
-    package let dailyBudgetMicros: Int64
+    package let dailyCostLimitMicros: Int64
     let calendar: LocalCalendar
 
-    package init(store: any CeilingStore, dailyLimit: Int, dailyBudgetMicros: Int64 = 0, calendar: LocalCalendar) {
+    package init(store: any CeilingStore, dailyLimit: Int, dailyCostLimitMicros: Int64 = 0, calendar: LocalCalendar) {
         self.store = store
         self.dailyLimit = dailyLimit
-        self.dailyBudgetMicros = dailyBudgetMicros
+        self.dailyCostLimitMicros = dailyCostLimitMicros
         self.calendar = calendar
     }
 
     /// The warning threshold: 80 % of the limit (`WarningThreshold`).
     package var warningThreshold: Int { WarningThreshold.of(dailyLimit) }
     /// The money warning threshold: 80 % of the budget (`WarningThreshold`).
-    package var costWarningThreshold: Int64 { WarningThreshold.of(dailyBudgetMicros) }
+    package var costWarningThreshold: Int64 { WarningThreshold.of(dailyCostLimitMicros) }
 
     /// - Parameters:
     ///   - worstCaseMicros: the call's worst-case cost (ignored without a money ceiling).
@@ -95,15 +95,15 @@ package struct SpendGuard: Sendable {
     }
 
     private func reserveOwn(paid: Bool, worstCaseMicros: Int64, now: Date) async throws -> Outcome {
-        guard dailyLimit > 0 || dailyBudgetMicros > 0, !paid else { return .notMetered }
+        guard dailyLimit > 0 || dailyCostLimitMicros > 0, !paid else { return .notMetered }
         let day = calendar.day(at: now).iso
-        let worst = dailyBudgetMicros > 0 ? max(0, worstCaseMicros) : 0
+        let worst = dailyCostLimitMicros > 0 ? max(0, worstCaseMicros) : 0
         let reservation: CeilingReservation
         switch try await store.reserve(
             day: day,
             limit: dailyLimit,
             worstCaseMicros: worst,
-            budgetMicros: dailyBudgetMicros
+            budgetMicros: dailyCostLimitMicros
         ) {
         case .reserved(let reserved): reservation = reserved
         case .callsReached: return .exhausted(retryAfter: calendar.secondsUntilNextDay(after: now), ceiling: "calls")
@@ -119,7 +119,7 @@ package struct SpendGuard: Sendable {
             claimed = (try? await store.claimWarning(reservation)) ?? false
         }
         var costClaimed = false
-        if dailyBudgetMicros > 0, reservation.costUsed >= WarningThreshold.of(costLimit(reservation)),
+        if dailyCostLimitMicros > 0, reservation.costUsed >= WarningThreshold.of(costLimit(reservation)),
             !reservation.costWarned
         {
             costClaimed = (try? await store.claimCostWarning(reservation)) ?? false
@@ -132,7 +132,7 @@ package struct SpendGuard: Sendable {
 
     /// The day's money limit a reservation was judged against, in micro-dollars.
     package func costLimit(_ reservation: CeilingReservation) -> Int64 {
-        reservation.raise?.micros ?? dailyBudgetMicros
+        reservation.raise?.micros ?? dailyCostLimitMicros
     }
 
     /// Gives the unit and the whole worst case back when the provider provably did not bill the call.
@@ -147,7 +147,7 @@ package struct SpendGuard: Sendable {
     /// - Throws: `StoreError` (the worst case then stays reserved).
     package func settle(_ reservation: CeilingReservation, costMicros: Int64?) async throws -> Settlement {
         for pool in reservation.pooled { _ = try? await unproven?.guardian.settle(pool, costMicros: costMicros) }
-        guard let costMicros, dailyBudgetMicros > 0 else { return .kept }
+        guard let costMicros, dailyCostLimitMicros > 0 else { return .kept }
         let difference = reservation.costMicros - costMicros
         try await store.giveBack(reservation, calls: 0, micros: difference, settled: costMicros)
         return difference >= 0 ? .settled(givenBack: difference) : .exceeded(by: -difference)
@@ -155,10 +155,10 @@ package struct SpendGuard: Sendable {
 }
 
 /// The unproven pool's sub-ceiling: a guard of its own over its own rows (`AI_UNPROVEN#{day}`), in calls
-/// (`AI_DAILY_UNPROVEN_CALL_BUDGET`) and money (`AI_DAILY_UNPROVEN_COST_BUDGET_USD`). A class so the
+/// (`AI_DAILY_UNPROVEN_CALL_CEILING`) and money (`AI_DAILY_UNPROVEN_COST_CEILING_USD`). A class so the
 /// environment's guard can hold it.
 package final class UnprovenPool: Sendable {
-    let guardian: SpendGuard
+    let guardian: CeilingGuard
 
-    package init(_ guardian: SpendGuard) { self.guardian = guardian }
+    package init(_ guardian: CeilingGuard) { self.guardian = guardian }
 }
