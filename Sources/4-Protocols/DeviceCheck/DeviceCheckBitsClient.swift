@@ -20,7 +20,7 @@ package struct DeviceCheckBitsClient: Sendable {
     private let logger: Logger
 
     /// A call with less time left than this is not started.
-    package static let minimumAttempt: Duration = .milliseconds(100)
+    package static let minimumAttempt = ProviderAttempt.minimum
     /// Apple's answers are a few dozen bytes; anything longer is cut off by the transport.
     static let maxAnswerBytes = 4096
     /// The text of Apple's `200` for a device whose bits were never set.
@@ -142,17 +142,17 @@ package struct DeviceCheckBitsClient: Sendable {
             response = try await transport.send(request)
         } catch {
             // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
-            throw TwoBitsError(deadline.remaining < Self.minimumAttempt ? .deadlineExceeded : .serviceUnavailable)
+            throw TwoBitsError(ProviderAttempt.ranOutOfTime(deadline) ? .deadlineExceeded : .serviceUnavailable)
         }
-        switch response.status {
-        case 200: return response
-        case 400: throw TwoBitsError(.tokenRejected, status: 400)
-        case 401, 403:
+        switch ProviderAnswer(status: response.status) {
+        case .success where response.status == 200: return response
+        case .rejected: throw TwoBitsError(.tokenRejected, status: 400)
+        case .unauthorized:
             logger.warning("devicecheck refused our token", ["status": .int(Int64(response.status))])
             throw TwoBitsError(.unauthorized, status: response.status)
-        case 429: throw TwoBitsError(.rateLimited, status: 429)
-        case 408, 500...599: throw TwoBitsError(.serviceUnavailable, status: response.status)
-        default: throw TwoBitsError(.refused, status: response.status)
+        case .rateLimited: throw TwoBitsError(.rateLimited, status: 429)
+        case .unavailable: throw TwoBitsError(.serviceUnavailable, status: response.status)
+        case .success, .refused: throw TwoBitsError(.refused, status: response.status)
         }
     }
 

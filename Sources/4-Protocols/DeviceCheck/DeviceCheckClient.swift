@@ -36,7 +36,7 @@ package struct DeviceCheckClient: Sendable {
     }
 
     /// Below this much time left, Apple is not asked (an answer could not arrive) and nothing is spent.
-    package static let minimumAttempt: Duration = .milliseconds(100)
+    package static let minimumAttempt = ProviderAttempt.minimum
 
     /// Validates `deviceToken` (`X-Device-Check-Token`) for `deviceID` (whose budget pays) at `now`.
     package func validate(deviceToken: String, deviceID: String, now: Date) async -> DeviceCheckResult {
@@ -88,14 +88,14 @@ package struct DeviceCheckClient: Sendable {
         } catch {
             return .unavailable(.serviceUnavailable)
         }
-        switch response.status {
-        case 200: return .genuine
-        case 400: return .rejected(.tokenRejected)
-        case 401, 403:
+        switch ProviderAnswer(status: response.status) {
+        case .success: return response.status == 200 ? .genuine : .rejected(.refused)
+        case .rejected: return .rejected(.tokenRejected)
+        case .unauthorized:
             logger.warning("devicecheck refused our token", ["status": .int(Int64(response.status))])
             return .unavailable(.unauthorized)
-        case 408, 429, 500...599: return .unavailable(.serviceUnavailable)
-        default: return .rejected(.refused)
+        case .rateLimited, .unavailable: return .unavailable(.serviceUnavailable)
+        case .refused: return .rejected(.refused)
         }
     }
 }

@@ -92,7 +92,7 @@ package struct ReceiptExchangeClient: Sendable {
     private let logger: Logger
 
     /// A call with less time left than this is not started.
-    package static let minimumAttempt: Duration = .milliseconds(100)
+    package static let minimumAttempt = ProviderAttempt.minimum
     /// Receipts are about 5 KB (base64 about 7 KB); larger ones are neither sent nor accepted.
     package static let maxReceiptBytes = 32 * 1024
 
@@ -162,12 +162,11 @@ package struct ReceiptExchangeClient: Sendable {
             response = try await transport.send(request)
         } catch {
             // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
-            throw ReceiptExchangeError(
-                deadline.remaining < Self.minimumAttempt ? .deadlineExceeded : .serviceUnavailable
-            )
+            throw ReceiptExchangeError(ProviderAttempt.ranOutOfTime(deadline) ? .deadlineExceeded : .serviceUnavailable)
         }
-        switch response.status {
-        case 200:
+        // 304 and 404 mean something of their own here; every other status is read as every provider's is.
+        switch (response.status, ProviderAnswer(status: response.status)) {
+        case (200, _):
             // Apple's base64 may be wrapped; white space is dropped, anything else must be base64.
             let text = response.body.filter { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }
             guard Self.isCanonicalBase64(text), let bytes = Bytes.fromBase64(String(decoding: text, as: UTF8.self)),
@@ -176,15 +175,15 @@ package struct ReceiptExchangeClient: Sendable {
                 throw ReceiptExchangeError(.answerMalformed, status: 200)
             }
             return .unverifiedReceipt(bytes)
-        case 304: return .notModified
-        case 400: throw ReceiptExchangeError(.receiptRejected, status: 400)
-        case 401, 403:
+        case (304, _): return .notModified
+        case (404, _): throw ReceiptExchangeError(.notFound, status: 404)
+        case (_, .rejected): throw ReceiptExchangeError(.receiptRejected, status: 400)
+        case (_, .unauthorized):
             logger.warning("receipt exchange refused our token", ["status": .int(Int64(response.status))])
             throw ReceiptExchangeError(.unauthorized, status: response.status)
-        case 404: throw ReceiptExchangeError(.notFound, status: 404)
-        case 429: throw ReceiptExchangeError(.rateLimited, status: 429)
-        case 408, 500...599: throw ReceiptExchangeError(.serviceUnavailable, status: response.status)
-        default: throw ReceiptExchangeError(.refused, status: response.status)
+        case (_, .rateLimited): throw ReceiptExchangeError(.rateLimited, status: 429)
+        case (_, .unavailable): throw ReceiptExchangeError(.serviceUnavailable, status: response.status)
+        case (_, .success), (_, .refused): throw ReceiptExchangeError(.refused, status: response.status)
         }
     }
 

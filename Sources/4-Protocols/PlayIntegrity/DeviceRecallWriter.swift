@@ -75,7 +75,7 @@ package struct GoogleDeviceRecallWriter: DeviceRecallWriting {
     }
 
     /// Below this much time left the write is not attempted.
-    static let minimumAttempt: Duration = .milliseconds(100)
+    static let minimumAttempt = ProviderAttempt.minimum
 
     /// The write's URL for `configuration`.
     static func url(_ configuration: PlayIntegrityConfiguration) -> String {
@@ -92,8 +92,9 @@ package struct GoogleDeviceRecallWriter: DeviceRecallWriting {
             throw DeviceRecallError(.credentialsUnavailable, detail: error.reason.slug)
         }
         // After our access token is ready: the time left is what Google gets.
-        let timeout = Deadline.timeout(atMost: configuration.decodeTimeout)
-        guard timeout >= Self.minimumAttempt else { throw DeviceRecallError(.deadlineExceeded) }
+        guard let timeout = ProviderAttempt.timeout(atMost: configuration.decodeTimeout) else {
+            throw DeviceRecallError(.deadlineExceeded)
+        }
         let body = JSONValue.object([
             "integrityToken": .string(integrityToken),
             "newValues": .object(["bitFirst": .bool(true)]),
@@ -116,26 +117,23 @@ package struct GoogleDeviceRecallWriter: DeviceRecallWriting {
             response = try await transport.send(request)
         } catch {
             // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
-            let left = Deadline.current?.remaining ?? .seconds(60)
-            throw DeviceRecallError(left < Self.minimumAttempt ? .deadlineExceeded : .transport)
+            throw DeviceRecallError(ProviderAttempt.ranOutOfTime() ? .deadlineExceeded : .transport)
         }
-        switch response.status {
-        case 200...299:
+        switch ProviderAnswer(status: response.status) {
+        case .success:
             return
-        case 400:
+        case .rejected:
             throw DeviceRecallError(.rejected)
-        case 401, 403:
+        case .unauthorized:
             // Our access token may be stale (or the app is not in the early access): a fresh one next time.
             await accessTokens.discardAccessToken()
             logger.warning("play device recall write unauthorized", ["status": .int(Int64(response.status))])
             throw DeviceRecallError(.unauthorized)
-        case 408:
-            throw DeviceRecallError(.transport)
-        case 429:
+        case .rateLimited:
             throw DeviceRecallError(.rateLimited)
-        case 500...599:
-            throw DeviceRecallError(.serverError)
-        default:
+        case .unavailable:
+            throw DeviceRecallError(response.status == 408 ? .transport : .serverError)
+        case .refused:
             throw DeviceRecallError(.refused, detail: "status \(response.status)")
         }
     }

@@ -137,13 +137,14 @@ package actor GoogleAccessTokenProvider: AccessTokenSource {
         } catch {
             throw GoogleAuthError(.endpointUnavailable, detail: "\(error)")
         }
-        switch response.status {
-        case 200:
+        switch ProviderAnswer(status: response.status) {
+        case .success where response.status == 200:
             return try Self.parseTokenResponse(response.body, now: now)
-        case 400, 401, 403:
+        case .rejected, .unauthorized:
+            // At the token endpoint a 400 too is our key's (a malformed or revoked assertion), never a caller's.
             block(now: now, because: GoogleAuthError.Reason.keyRejected.slug)
             throw GoogleAuthError(.keyRejected, detail: "token endpoint status \(response.status)")
-        default:
+        case .success, .rateLimited, .unavailable, .refused:
             throw GoogleAuthError(.endpointUnavailable, detail: "token endpoint status \(response.status)")
         }
     }

@@ -193,8 +193,8 @@ package struct PlayIntegrityVerifier: Sendable {
             logger.warning("play integrity decode failed", ["reason": .string("play.decode_transport")])
             return .failed(.unavailable(.decodeTransport))
         }
-        switch response.status {
-        case 200:
+        switch ProviderAnswer(status: response.status) {
+        case .success where response.status == 200:
             guard let document = try? JSONValue.parse(response.body) else {
                 return .failed(.rejected(.decodeMalformed))
             }
@@ -203,18 +203,18 @@ package struct PlayIntegrityVerifier: Sendable {
             } catch {
                 return .failed(.rejected(error.reason))
             }
-        case 400:
+        case .rejected:
             return .failed(.rejected(.decodeInvalidToken))
-        case 401, 403:
+        case .unauthorized:
             // Our access token (or the project link) is at fault, not the caller; a fresh token next time.
             await accessTokens.discardAccessToken()
             logger.warning("play integrity decode unauthorized", ["status": .int(Int64(response.status))])
             return .failed(.unavailable(.decodeUnauthorized))
-        case 408, 429:
-            return .failed(.unavailable(response.status == 429 ? .decodeRateLimited : .decodeTransport))
-        case 500...599:
-            return .failed(.unavailable(.decodeServerError))
-        default:
+        case .rateLimited:
+            return .failed(.unavailable(.decodeRateLimited))
+        case .unavailable:
+            return .failed(.unavailable(response.status == 408 ? .decodeTransport : .decodeServerError))
+        case .success, .refused:
             // Another client error: it cannot be shown to be ours, so it must not open the gate.
             return .failed(.rejected(.decodeRefused))
         }
