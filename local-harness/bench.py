@@ -577,7 +577,9 @@ def streaming_bench(stack, binary, attestgate, env, upstream, quick):
               # The same stream through a known dialect: every piece also feeds the usage reader.
               {"method": "POST", "path": "/v1/stream-chat", "feature": "stream_chat", "mode": "off",
                "upstreamPath": "/v1/chat/completions", "dialect": "openai-chat", "models": ["fake"], "maxOutputTokens": 100000,
-               "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25}]
+               "allowance": {"firstDay": 100000, "laterDays": 100000}, "stream": True, "maxStreamSeconds": 25,
+               # The fake provider's knobs pass the closed world as an operator's priced fields would.
+               "allowFields": ["events", "eventBytes", "intervalMs"]}]
     harness, info = start_harness(stack, binary, dict(env, ROUTES=json.dumps(routes), AI_DAILY_CALL_CEILING="0"))
     # Streamed routes are served through the Function URL (infra/streaming.tf); so is the bench's.
     front = info["functionURL"].rsplit(":", 1)
@@ -960,7 +962,8 @@ def main(argv=None):
         money_routes = [dict(gate_routes[0], upstreamPath="/v1/chat/completions", dialect="openai-chat",
                              models=["bench-model"], maxOutputTokens=100,
                              prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}}),
-                        dict(gate_routes[1], dialect="openai-chat", models=["bench-model"], maxOutputTokens=100,
+                        dict(gate_routes[1], upstreamPath="/v1/chat/completions", dialect="openai-chat",
+                             models=["bench-model"], maxOutputTokens=100,
                              prices={"bench-model": {"inputPerMTok": 2, "outputPerMTok": 8}})]
         money_env = dict(gate_env, ROUTES=json.dumps(money_routes), AI_DAILY_COST_CEILING_USD="1000000")
         proxy = CountingProxy(int(moto.rsplit(":", 1)[1]))
