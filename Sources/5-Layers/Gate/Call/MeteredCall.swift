@@ -256,15 +256,38 @@ package struct MeteredCall: Sendable {
         logger: Logger
     ) async {
         guard route.dialect.isKnown else { return }
-        guard let usage = bound.usage(in: answer, dialect: route.dialect) else {
+        await Self.settle(
+            bound.usage(in: answer, dialect: route.dialect),
+            ceiling: ceiling,
+            bound: bound,
+            dialect: route.dialect,
+            ceilingGuard: ceilingGuard,
+            record: &record,
+            logger: logger
+        )
+    }
+
+    /// Settles `ceiling` to `usage` priced by class, and writes what happened on `record`: the usage read or
+    /// missing, its tokens, its cost, a class nobody prices (the whole reservation then stays), a cost above the
+    /// reservation. For a buffered answer and for a stream's end alike.
+    static func settle(
+        _ usage: Usage?,
+        ceiling: CeilingReservation?,
+        bound: CallBound,
+        dialect: Dialect,
+        ceilingGuard: CeilingGuard,
+        record: inout DecisionRecord,
+        logger: Logger
+    ) async {
+        guard let usage else {
+            // No usage (a cut stream's, a provider's that sent none): the reservation stays whole.
             record.usage = "missing"
             return
         }
         record.usage = "read"
         record.inputTokens = Int64(usage.inputTokens)
         record.outputTokens = Int64(usage.outputTokens)
-        guard let ceiling, ceilingGuard.dailyCostLimitMicros > 0,
-            let priced = bound.cost(of: usage, dialect: route.dialect)
+        guard let ceiling, ceilingGuard.dailyCostLimitMicros > 0, let priced = bound.cost(of: usage, dialect: dialect)
         else { return }
         guard case .cost(let cost) = priced else {
             // A class of tokens nobody prices: the whole reservation stays, and the line says which class.
@@ -283,7 +306,7 @@ package struct MeteredCall: Sendable {
                 )
             }
         } catch {
-            logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
+            logger.error("ceiling settle failed", ["reason": .string(slug(error))])
         }
     }
 

@@ -29,30 +29,15 @@ extension MeteredCall {
             record.event = "stream_settled"
             record.model = model
             defer { record.emit(to: logger, timestampMillis: timestamp) }
-            guard let usage else {
-                // Cut before its usage, over a limit, or never reported: the reservation stays whole.
-                record.usage = "missing"
-                return
-            }
-            record.usage = "read"
-            record.inputTokens = Int64(usage.inputTokens)
-            record.outputTokens = Int64(usage.outputTokens)
-            guard let ceiling, ceilingGuard.dailyCostLimitMicros > 0,
-                let priced = bound.cost(of: usage, dialect: route.dialect)
-            else { return }
-            guard case .cost(let cost) = priced else {
-                if case .unpriced(let kind) = priced { record.usageUnpriced = kind.rawValue }
-                return
-            }
-            record.costMicros = cost
-            do {
-                if case .exceeded = try await ceilingGuard.settle(ceiling, costMicros: cost) {
-                    record.costOverReservation = true
-                }
-            } catch {
-                record.costMicros = nil
-                logger.error("ceiling settle failed", ["reason": .string(Self.slug(error))])
-            }
+            await MeteredCall.settle(
+                usage,
+                ceiling: ceiling,
+                bound: bound,
+                dialect: route.dialect,
+                ceilingGuard: ceilingGuard,
+                record: &record,
+                logger: logger
+            )
         }
         return UpstreamStream(source: source, deadline: stream.deadline, maxBytes: stream.maxBytes)
     }
