@@ -137,13 +137,22 @@ struct ReleaseFlowTests {
         #expect(app.decisions.last?["upstream"] == "unsent")
     }
 
+    /// What each provider refusal answers and whether its units come back. Documented refusals (the route's
+    /// `releaseStatuses`) are released; any other failure keeps both units. A provider's own error body never
+    /// reaches the client: the request's fault is `400 invalid_request` (`413 request_too_large`), anything else
+    /// (its key, its quota, its outage) `502 upstream_unavailable`.
     @Test(arguments: [
-        (BehavingUpstream.Behaviour.status429, true, "refused_429"),
-        (.status503, true, "refused_503"),
-        (.status500, false, "failed_500"),
+        (BehavingUpstream.Behaviour.status429, 502, "upstream_unavailable", true, "refused_429"),
+        (.status503, 502, "upstream_unavailable", true, "refused_503"),
+        (.status500, 502, "upstream_unavailable", false, "failed_500"),
+        (.status400, 400, "invalid_request", false, "rejected_400"),
+        (.status413, 413, "request_too_large", false, "rejected_413"),
+        (.status401, 502, "upstream_unavailable", false, "rejected_401"),
     ])
-    func documentedRefusalsAreReleasedAndOtherFailuresKept(
+    func eachProviderRefusalHasOurAnswerAndItsUnitsAsDocumented(
         behaviour: BehavingUpstream.Behaviour,
+        status: Int,
+        error: String,
         released: Bool,
         label: String
     ) async throws {
@@ -154,37 +163,13 @@ struct ReleaseFlowTests {
             upstream.behave(behaviour)
             for _ in 0..<2 {
                 let response = try await Self.call(client, device)
-                #expect(response.status == 502 && response.error == "upstream_unavailable")
+                #expect(response.status == status && response.error == .some(error))
+                #expect(response.body == Array(#"{"error":"\#(error)"}"#.utf8))
             }
         }
         let (allowance, ceiling) = try await Self.counters(app, device)
         #expect(allowance == (released ? 0 : 2) && ceiling == (released ? 0 : 2))
         #expect(app.decisions.last?["upstream"] == .string(label))
-    }
-
-    /// A provider's 4xx reaches the client as our error shape, never its body: the request's own fault as
-    /// `400 invalid_request` (`413 request_too_large`), anything else (its key, its quota) as
-    /// `502 upstream_unavailable`. The units stay spent: only the route's `releaseStatuses` prove no bill.
-    @Test(arguments: [
-        (BehavingUpstream.Behaviour.status400, 400, "invalid_request"), (.status413, 413, "request_too_large"),
-        (.status401, 502, "upstream_unavailable"),
-    ])
-    func aProvidersRefusalIsOurErrorShapeNeverItsBody(
-        behaviour: BehavingUpstream.Behaviour,
-        status: Int,
-        error: String
-    ) async throws {
-        let upstream = try BehavingUpstream()
-        let app = try await Self.app(upstreamURL: upstream.server.baseURL)
-        let device = randomDeviceID()
-        try await app.test { client in
-            upstream.behave(behaviour)
-            let response = try await Self.call(client, device)
-            #expect(response.status == status && response.error == .some(error))
-            #expect(response.body == Array(#"{"error":"\#(error)"}"#.utf8))
-        }
-        #expect(try await Self.counters(app, device) == (1, 1))
-        #expect(app.decisions.last?["upstream"] == .string("rejected_\(behaviour == .status401 ? 401 : status)"))
     }
 
     @Test func aBodyOverMaxRequestBytesIs413BeforeAnyChallengeOrRow() async throws {
