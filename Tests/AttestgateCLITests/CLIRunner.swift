@@ -86,6 +86,9 @@ enum CLIRunner {
         close(input[0])
         close(output[1])
         close(errors[1])
+        // A command that refuses its arguments exits before it reads its input: the write then fails with EPIPE,
+        // which must not end the whole test process with SIGPIPE.
+        _ = ignoreBrokenPipes
         _ = stdin.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
         close(input[1])
         let out = drain(output[0])
@@ -94,6 +97,9 @@ enum CLIRunner {
         waitpid(pid, &status, 0)
         return Outcome(status: (status >> 8) & 0xff, stdout: out, stderr: err)
     }
+
+    /// SIGPIPE ignored in the test process, once: a write to a pipe whose reader is gone returns EPIPE instead.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     private static func drain(_ fd: Int32) -> String {
         var bytes: [UInt8] = []
