@@ -99,50 +99,42 @@ package struct DeviceCheckBitsClient: Sendable {
             let decoded = Bytes.fromBase64(deviceToken), !decoded.isEmpty
         else { throw TwoBitsError(.tokenMalformed) }
 
-        let jwt: String
-        do {
-            jwt = try DeviceCheckJWT.make(key: key, keyID: configuration.keyID, teamID: configuration.teamID, now: now)
-        } catch {
-            logger.warning("devicecheck jwt signing failed", ["reason": .string(error.reason.slug)])
-            throw TwoBitsError(.signingFailed)
-        }
-        // After our own JWT is ready: the budget pays, and the time left is what Apple gets.
-        let remaining: Duration
-        do {
-            remaining = try await DeviceCheckCharge.admit(
-                charge,
-                now: now,
-                deadline: deadline,
-                minimumAttempt: Self.minimumAttempt
-            )
-        } catch {
-            switch error {
-            case .deadline: throw TwoBitsError(.deadlineExceeded)
-            case .budgetExhausted: throw TwoBitsError(.budgetExhausted)
-            case .budgetStoreFailed: throw TwoBitsError(.budgetStoreFailed)
-            }
-        }
-
-        var base = configuration.endpoint
-        while base.hasSuffix("/") { base.removeLast() }
+        let call = AppleCall(
+            teamID: configuration.teamID,
+            keyID: configuration.keyID,
+            key: key,
+            endpoint: configuration.endpoint,
+            timeout: configuration.timeout,
+            transport: transport
+        )
         var fields = bits
         fields["device_token"] = .string(deviceToken)
         fields["transaction_id"] = .string(Bytes.hex(random.bytes(16)))
         fields["timestamp"] = .int(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))
-        let request = HTTPRequest(
-            method: "POST",
-            url: base + path,
-            headers: [HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json")],
-            body: JSONValue.object(fields).serializedBytes,
-            timeout: min(configuration.timeout, remaining),
-            maxResponseBytes: Self.maxAnswerBytes
-        )
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await call.send(charge: charge, now: now, deadline: deadline) { jwt, base, timeout in
+                HTTPRequest(
+                    method: "POST",
+                    url: base + path,
+                    headers: [
+                        HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json"),
+                    ],
+                    body: JSONValue.object(fields).serializedBytes,
+                    timeout: timeout,
+                    maxResponseBytes: Self.maxAnswerBytes
+                )
+            }
         } catch {
-            // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
-            throw TwoBitsError(ProviderAttempt.ranOutOfTime(deadline) ? .deadlineExceeded : .serviceUnavailable)
+            switch error {
+            case .signingFailed(let reason):
+                logger.warning("devicecheck jwt signing failed", ["reason": .string(reason)])
+                throw TwoBitsError(.signingFailed)
+            case .deadline: throw TwoBitsError(.deadlineExceeded)
+            case .budgetExhausted: throw TwoBitsError(.budgetExhausted)
+            case .budgetStoreFailed: throw TwoBitsError(.budgetStoreFailed)
+            case .transport: throw TwoBitsError(.serviceUnavailable)
+            }
         }
         switch ProviderAnswer(status: response.status) {
         case .success where response.status == 200: return response

@@ -44,49 +44,46 @@ package struct DeviceCheckClient: Sendable {
             let decoded = Bytes.fromBase64(deviceToken), !decoded.isEmpty
         else { return .rejected(.tokenMalformed) }
 
-        let jwt: String
-        do {
-            jwt = try DeviceCheckJWT.make(key: key, keyID: configuration.keyID, teamID: configuration.teamID, now: now)
-        } catch {
-            logger.warning("devicecheck jwt signing failed", ["reason": .string(error.reason.slug)])
-            return .unavailable(.signingFailed)
-        }
-        do {
-            _ = try await DeviceCheckCharge.admit(
-                DeviceCheckCharge(budget: budget, deviceID: deviceID),
-                now: now,
-                deadline: Deadline.forCall(fallback: configuration.timeout),
-                minimumAttempt: Self.minimumAttempt
-            )
-        } catch {
-            switch error {
-            case .deadline: return .unavailable(.serviceUnavailable)
-            case .budgetExhausted: return .rejected(.budgetExhausted)
-            case .budgetStoreFailed: return .unavailable(.budgetStoreFailed)
-            }
-        }
-        var base = configuration.endpoint
-        while base.hasSuffix("/") { base.removeLast() }
+        let call = AppleCall(
+            teamID: configuration.teamID,
+            keyID: configuration.keyID,
+            key: key,
+            endpoint: configuration.endpoint,
+            timeout: configuration.timeout,
+            transport: transport
+        )
         let body = JSONValue.object([
             "device_token": .string(deviceToken),
             "transaction_id": .string(Bytes.hex(random.bytes(16))),
             "timestamp": .int(Int64((now.timeIntervalSince1970 * 1000).rounded(.down))),
         ])
-        let request = HTTPRequest(
-            method: "POST",
-            url: base + "/v1/validate_device_token",
-            headers: [HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json")],
-            body: body.serializedBytes,
-            // Never past the invocation's deadline (at least `minimumAttempt` of it is left), at most
-            // `configuration.timeout`.
-            timeout: Deadline.timeout(atMost: configuration.timeout),
-            maxResponseBytes: 16 * 1024
-        )
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await call.send(
+                charge: DeviceCheckCharge(budget: budget, deviceID: deviceID),
+                now: now,
+                deadline: Deadline.current
+            ) { jwt, base, timeout in
+                HTTPRequest(
+                    method: "POST",
+                    url: base + "/v1/validate_device_token",
+                    headers: [
+                        HTTPHeader("Authorization", "Bearer " + jwt), HTTPHeader("Content-Type", "application/json"),
+                    ],
+                    body: body.serializedBytes,
+                    timeout: timeout,
+                    maxResponseBytes: 16 * 1024
+                )
+            }
         } catch {
-            return .unavailable(.serviceUnavailable)
+            switch error {
+            case .signingFailed(let reason):
+                logger.warning("devicecheck jwt signing failed", ["reason": .string(reason)])
+                return .unavailable(.signingFailed)
+            case .budgetExhausted: return .rejected(.budgetExhausted)
+            case .budgetStoreFailed: return .unavailable(.budgetStoreFailed)
+            case .deadline, .transport: return .unavailable(.serviceUnavailable)
+            }
         }
         switch ProviderAnswer(status: response.status) {
         case .success: return response.status == 200 ? .genuine : .rejected(.refused)

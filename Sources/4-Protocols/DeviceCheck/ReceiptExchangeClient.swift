@@ -123,46 +123,39 @@ package struct ReceiptExchangeClient: Sendable {
         guard !receipt.isEmpty, receipt.count <= Self.maxReceiptBytes else {
             throw ReceiptExchangeError(.receiptInvalid)
         }
-        let jwt: String
-        do {
-            jwt = try DeviceCheckJWT.make(key: key, keyID: configuration.keyID, teamID: configuration.teamID, now: now)
-        } catch {
-            logger.warning("receipt exchange jwt signing failed", ["reason": .string(error.reason.slug)])
-            throw ReceiptExchangeError(.signingFailed)
-        }
-        let remaining: Duration
-        do {
-            remaining = try await DeviceCheckCharge.admit(
-                charge,
-                now: now,
-                deadline: deadline,
-                minimumAttempt: Self.minimumAttempt
-            )
-        } catch {
-            switch error {
-            case .deadline: throw ReceiptExchangeError(.deadlineExceeded)
-            case .budgetExhausted: throw ReceiptExchangeError(.budgetExhausted)
-            case .budgetStoreFailed: throw ReceiptExchangeError(.budgetUnavailable)
-            }
-        }
-
-        var base = configuration.endpoint
-        while base.hasSuffix("/") { base.removeLast() }
-        let request = HTTPRequest(
-            method: "POST",
-            url: base + "/v1/attestationData",
-            headers: [HTTPHeader("Authorization", jwt), HTTPHeader("Content-Type", "application/octet-stream")],
-            body: Array(Bytes.base64(receipt).utf8),
-            timeout: min(configuration.timeout, remaining),
-            // Base64 of the largest receipt accepted, with room for line breaks.
-            maxResponseBytes: Self.maxReceiptBytes * 2
+        let call = AppleCall(
+            teamID: configuration.teamID,
+            keyID: configuration.keyID,
+            key: key,
+            endpoint: configuration.endpoint,
+            timeout: configuration.timeout,
+            transport: transport
         )
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await call.send(charge: charge, now: now, deadline: deadline) { jwt, base, timeout in
+                HTTPRequest(
+                    method: "POST",
+                    url: base + "/v1/attestationData",
+                    headers: [
+                        HTTPHeader("Authorization", jwt), HTTPHeader("Content-Type", "application/octet-stream"),
+                    ],
+                    body: Array(Bytes.base64(receipt).utf8),
+                    timeout: timeout,
+                    // Base64 of the largest receipt accepted, with room for line breaks.
+                    maxResponseBytes: Self.maxReceiptBytes * 2
+                )
+            }
         } catch {
-            // The timeout is capped by the deadline, so libcurl can call the deadline its own timeout a moment early.
-            throw ReceiptExchangeError(ProviderAttempt.ranOutOfTime(deadline) ? .deadlineExceeded : .serviceUnavailable)
+            switch error {
+            case .signingFailed(let reason):
+                logger.warning("receipt exchange jwt signing failed", ["reason": .string(reason)])
+                throw ReceiptExchangeError(.signingFailed)
+            case .deadline: throw ReceiptExchangeError(.deadlineExceeded)
+            case .budgetExhausted: throw ReceiptExchangeError(.budgetExhausted)
+            case .budgetStoreFailed: throw ReceiptExchangeError(.budgetUnavailable)
+            case .transport: throw ReceiptExchangeError(.serviceUnavailable)
+            }
         }
         // 304 and 404 mean something of their own here; every other status is read as every provider's is.
         switch (response.status, ProviderAnswer(status: response.status)) {
