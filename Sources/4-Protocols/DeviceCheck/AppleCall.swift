@@ -5,7 +5,7 @@ internal import HTTPClient
 
 /// One call to Apple's DeviceCheck servers with our `.p8` key, in the one order all three clients follow (the
 /// token validation, the two bits, the App Attest receipt exchange; docs/playintegrity.md): our JWT is signed,
-/// then the device's budget pays and the time left is checked (`DeviceCheckCharge.admit`), then the request is
+/// then the device's budget pays and the time left is checked (before and after), then the request is
 /// sent with at most the client's timeout. So a call Apple never gets costs nothing, and every call Apple gets is
 /// counted against one device ID. Each client reads the answer (`ProviderAnswer`) and names the failures in its
 /// own reasons.
@@ -46,21 +46,21 @@ struct AppleCall {
         } catch {
             throw .signingFailed(error.reason.slug)
         }
-        let remaining: Duration
-        do {
-            remaining = try await DeviceCheckCharge.admit(
-                charge,
-                now: now,
-                deadline: deadline ?? .after(timeout),
-                minimumAttempt: ProviderAttempt.minimum
-            )
-        } catch {
-            switch error {
-            case .deadline: throw .deadline
-            case .budgetExhausted: throw .budgetExhausted
-            case .budgetStoreFailed: throw .budgetStoreFailed
+        // The time is checked before the charge and again after it: a call Apple never gets costs nothing, and a
+        // call that cost a unit still has time to be made.
+        let limit = deadline ?? .after(timeout)
+        guard limit.remaining >= ProviderAttempt.minimum else { throw .deadline }
+        if let charge {
+            let decision: DeviceBudgetDecision
+            do {
+                decision = try await charge.budget.spendOne(deviceID: charge.deviceID, now: now)
+            } catch {
+                throw .budgetStoreFailed
             }
+            guard decision == .spent else { throw .budgetExhausted }
         }
+        let remaining = limit.remaining
+        guard remaining >= ProviderAttempt.minimum else { throw .deadline }
         var base = endpoint
         while base.hasSuffix("/") { base.removeLast() }
         do {

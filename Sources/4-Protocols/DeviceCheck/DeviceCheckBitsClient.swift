@@ -9,7 +9,7 @@ package import HTTPClient
 ///
 /// Every call is bounded by the caller's `Deadline`: the attempt's timeout is the smaller of the
 /// configuration's and what is left of the deadline, and no call starts with less than
-/// `minimumAttempt` left. Nothing is retried here (a retry is the caller's budget decision). With a
+/// `ProviderAttempt.minimum` left. Nothing is retried here (a retry is the caller's budget decision). With a
 /// `DeviceCheckCharge`, one unit of that device ID's daily budget is spent per call, after our own JWT is
 /// signed and before Apple is called: a failure of ours never costs a device its budget.
 package struct DeviceCheckBitsClient: Sendable {
@@ -20,7 +20,6 @@ package struct DeviceCheckBitsClient: Sendable {
     private let logger: Logger
 
     /// A call with less time left than this is not started.
-    package static let minimumAttempt = ProviderAttempt.minimum
     /// Apple's answers are a few dozen bytes; anything longer is cut off by the transport.
     static let maxAnswerBytes = 4096
     /// The text of Apple's `200` for a device whose bits were never set.

@@ -6,9 +6,9 @@ package import HTTPClient
 /// Validates DeviceCheck device tokens (`POST {DEVICECHECK_ENDPOINT}/v1/validate_device_token`).
 ///
 /// Order: a token that is not base64 or is too long is `rejected` without cost; our JWT is signed (a
-/// failure is `unavailable`, the budget untouched); with less than `minimumAttempt` left of the invocation
+/// failure is `unavailable`, the budget untouched); with less than `ProviderAttempt.minimum` left of the invocation
 /// it is `unavailable` and nothing is spent; one unit of the device ID's daily budget is spent (exhausted
-/// `rejected`, store error `unavailable`), and the time is checked again (`DeviceCheckCharge.admit`: a call
+/// `rejected`, store error `unavailable`), and the time is checked again (`AppleCall`: a call
 /// Apple never gets costs nothing); then Apple is called, within the invocation's deadline. 200 →
 /// `genuine`; 400 (invalid token) → `rejected`; 401/403 (our JWT) and 429/5xx/timeout → `unavailable`.
 package struct DeviceCheckClient: Sendable {
@@ -36,7 +36,6 @@ package struct DeviceCheckClient: Sendable {
     }
 
     /// Below this much time left, Apple is not asked (an answer could not arrive) and nothing is spent.
-    package static let minimumAttempt = ProviderAttempt.minimum
 
     /// Validates `deviceToken` (`X-Device-Check-Token`) for `deviceID` (whose budget pays) at `now`.
     package func validate(deviceToken: String, deviceID: String, now: Date) async -> DeviceCheckResult {

@@ -91,8 +91,6 @@ package struct ReceiptExchangeClient: Sendable {
     private let transport: any HTTPTransport
     private let logger: Logger
 
-    /// A call with less time left than this is not started.
-    package static let minimumAttempt = ProviderAttempt.minimum
     /// Receipts are about 5 KB (base64 about 7 KB); larger ones are neither sent nor accepted.
     package static let maxReceiptBytes = 32 * 1024
 

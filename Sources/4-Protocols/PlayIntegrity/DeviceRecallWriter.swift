@@ -74,9 +74,6 @@ package struct GoogleDeviceRecallWriter: DeviceRecallWriting {
         self.logger = logger
     }
 
-    /// Below this much time left the write is not attempted.
-    static let minimumAttempt = ProviderAttempt.minimum
-
     /// The write's URL for `configuration`.
     static func url(_ configuration: PlayIntegrityConfiguration) -> String {
         var base = configuration.endpoint

@@ -160,14 +160,9 @@ package struct PlayIntegrityVerifier: Sendable {
         case failed(PlayIntegrityResult)
     }
 
-    /// Below this much of the invocation left, Google is not asked (an answer could not arrive in time).
-    package static let minimumAttempt: Duration = .milliseconds(100)
-
-    /// Whether the current work (the invocation, when there is one) leaves `minimumAttempt` for a decode.
-    private static var timeLeftToDecode: Bool {
-        guard let current = Deadline.current else { return true }
-        return current.remaining >= minimumAttempt
-    }
+    /// Whether the current work (the invocation, when there is one) leaves `ProviderAttempt.minimum` for a
+    /// decode: below it Google is not asked (an answer could not arrive in time).
+    private static var timeLeftToDecode: Bool { !ProviderAttempt.ranOutOfTime() }
 
     /// Step 5: the decode call and the mapping of its failures.
     private func decode(_ token: String, accessToken: String) async -> DecodeAnswer {
