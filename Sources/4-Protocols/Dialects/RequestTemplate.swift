@@ -13,11 +13,6 @@ package struct RequestTemplate: Sendable, Hashable {
     package let body: JSONValue
     package let variables: [String: TemplateVariable]
 
-    /// The most bytes the client's `{"variables": …}` document may take (beyond it: `request_too_large`).
-    package var maxClientBytes: Int {
-        variables.reduce(64) { $0 + $1.key.utf8.count + 8 + $1.value.maxEncodedBytes }
-    }
-
     /// Reads a route's `template`: `{"body": {…}, "variables": {"name": {"type": …, "maxLength": n,
     /// "enum": […]}}}`; every placeholder names a declared variable and every variable is used.
     /// - Throws: a message for the configuration's problem list.

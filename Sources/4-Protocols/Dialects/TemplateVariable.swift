@@ -51,9 +51,6 @@ package struct TemplateVariable: Sendable, Hashable {
         }
     }
 
-    /// The most bytes the value takes in the client's document.
-    var maxEncodedBytes: Int { kind == .string ? maxLength * 6 + 2 : 32 }
-
     /// A valid value, for the start-up check.
     var sample: JSONValue {
         if let first = allowed?.first { return first }
