@@ -12,6 +12,20 @@ enum CLIOutput {
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
+    /// A usage error: the message on stderr, exit status 2.
+    static func usageError(_ message: String) -> Int32 {
+        usage(message)
+        return 2
+    }
+
+    /// A failure (the store's, or a control refused for the state it found): `{"error":"<slug>"}` on stdout,
+    /// the detail (if any) on stderr, exit status 1.
+    static func failure(_ slug: String, _ detail: String) -> Int32 {
+        json(.object(["error": .string(slug)]))
+        if !detail.isEmpty { usage(detail) }
+        return 1
+    }
+
     /// All of standard input, capped at `limit` bytes (nil when larger).
     static func readStandardInput(limit: Int = 1 << 20) -> [UInt8]? {
         var out: [UInt8] = []

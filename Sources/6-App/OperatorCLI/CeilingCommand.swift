@@ -21,24 +21,24 @@ enum CeilingCommand {
                 values: verb == "show" ? ["--day"] : ["--day", "--calls", "--usd"],
                 flags: []
             )
-        else { return ControlContext.usageError(usage) }
-        if let day = options["--day"], !Self.isDay(day) { return ControlContext.usageError("--day takes YYYY-MM-DD") }
+        else { return CLIOutput.usageError(usage) }
+        if let day = options["--day"], !Self.isDay(day) { return CLIOutput.usageError("--day takes YYYY-MM-DD") }
         var calls: Int64?
         var micros: Int64?
         if verb == "raise" {
             if let text = options["--calls"] {
                 guard let value = Int64(text), (1...1_000_000_000).contains(value) else {
-                    return ControlContext.usageError("--calls takes a whole number of calls (1...1000000000)")
+                    return CLIOutput.usageError("--calls takes a whole number of calls (1...1000000000)")
                 }
                 calls = value
             }
             if let text = options["--usd"] {
                 guard text.utf8.count <= 20, let value = TokenPrice(usd: text)?.microUSDPerMTok, value > 0 else {
-                    return ControlContext.usageError("--usd takes dollars with at most six decimals, e.g. 250 or 12.5")
+                    return CLIOutput.usageError("--usd takes dollars with at most six decimals, e.g. 250 or 12.5")
                 }
                 micros = value
             }
-            guard calls != nil || micros != nil else { return ControlContext.usageError(usage) }
+            guard calls != nil || micros != nil else { return CLIOutput.usageError(usage) }
         }
         guard let context = ControlContext.load(environment, now: now) else { return 1 }
         let configured = CeilingRaise(
@@ -54,24 +54,24 @@ enum CeilingCommand {
                 return 0
             }
             if calls != nil, configured.calls == 0 {
-                return ControlContext.refuse(
+                return CLIOutput.failure(
                     "no_call_ceiling",
                     "AI_DAILY_CALL_CEILING is 0: there is no call ceiling to raise"
                 )
             }
             if micros != nil, configured.micros == 0 {
-                return ControlContext.refuse(
+                return CLIOutput.failure(
                     "no_cost_ceiling",
                     "AI_DAILY_COST_CEILING_USD is 0: there is no money ceiling to raise"
                 )
             }
             if day < context.today {
-                return ControlContext.refuse("day_past", "\(day) is over: only today or a coming day can be raised")
+                return CLIOutput.failure("day_past", "\(day) is over: only today or a coming day can be raised")
             }
             let current = state.raise ?? configured
             let raise = CeilingRaise(calls: calls ?? current.calls, micros: micros ?? current.micros)
             if raise.calls < configured.calls || raise.micros < configured.micros {
-                return ControlContext.refuse(
+                return CLIOutput.failure(
                     "below_configured",
                     "a raise cannot go below the configured limits (\(configured.calls) calls, \(configured.micros) micro-dollars)"
                 )
@@ -79,7 +79,7 @@ enum CeilingCommand {
             if (configured.calls > 0 && raise.calls < state.calls)
                 || (configured.micros > 0 && raise.micros < state.reservedMicros)
             {
-                return ControlContext.refuse(
+                return CLIOutput.failure(
                     "below_reserved",
                     "the day has already reserved \(state.calls) calls and \(state.reservedMicros) micro-dollars"
                 )
@@ -98,7 +98,7 @@ enum CeilingCommand {
             CLIOutput.json(render(after, day: day, configured: configured))
             return 0
         } catch {
-            return ControlContext.failure(error)
+            return CLIOutput.failure(error.reason, error.detail)
         }
     }
 

@@ -92,23 +92,4 @@ struct ControlContext {
             return false
         }
     }
-
-    /// `{"error":"<slug>"}` on stdout, the detail on stderr, exit status 1.
-    static func failure(_ error: StoreError) -> Int32 {
-        CLIOutput.json(.object(["error": .string(error.reason)]))
-        if !error.detail.isEmpty { CLIOutput.usage(error.detail) }
-        return 1
-    }
-
-    /// A refusal of the control itself (bad state, not bad syntax): `{"error":"<code>"}`, a message, exit 1.
-    static func refuse(_ code: String, _ message: String) -> Int32 {
-        CLIOutput.json(.object(["error": .string(code)]))
-        CLIOutput.usage(message)
-        return 1
-    }
-
-    static func usageError(_ message: String) -> Int32 {
-        CLIOutput.usage(message)
-        return 2
-    }
 }

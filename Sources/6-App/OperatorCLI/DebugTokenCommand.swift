@@ -22,18 +22,18 @@ enum DebugTokenCommand {
                 values: verb == "create" ? ["--name", "--expires", "--routes"] : verb == "revoke" ? ["--name"] : [],
                 flags: []
             )
-        else { return ControlContext.usageError(usage) }
+        else { return CLIOutput.usageError(usage) }
         let nowSeconds = Int64(now.timeIntervalSince1970)
         var expiresAt: Int64 = 0
         var routes: [String] = []
         if verb != "list" {
             guard let name = options["--name"], DebugToken.isName(name) else {
-                return ControlContext.usageError("--name takes 1-64 of a-z 0-9 . _ - (starting with a letter or digit)")
+                return CLIOutput.usageError("--name takes 1-64 of a-z 0-9 . _ - (starting with a letter or digit)")
             }
         }
         if verb == "create" {
             guard let text = options["--expires"], let at = Self.expiry(text, now: nowSeconds) else {
-                return ControlContext.usageError(
+                return CLIOutput.usageError(
                     "--expires takes Nh, Nd or YYYY-MM-DD: in the future, at most 365 days"
                 )
             }
@@ -41,7 +41,7 @@ enum DebugTokenCommand {
             if let list = options["--routes"] {
                 routes = list.split(separator: ",").map(String.init)
                 guard !routes.isEmpty, routes.allSatisfy({ !$0.isEmpty }) else {
-                    return ControlContext.usageError("--routes takes features separated by commas")
+                    return CLIOutput.usageError("--routes takes features separated by commas")
                 }
             }
         }
@@ -57,10 +57,10 @@ enum DebugTokenCommand {
                 let name = options["--name"] ?? ""
                 let features = Set(context.configuration.routes.map(\.feature))
                 if let unknown = routes.first(where: { !features.contains($0) }) {
-                    return ControlContext.refuse("unknown_feature", "no route meters the feature \(unknown)")
+                    return CLIOutput.failure("unknown_feature", "no route meters the feature \(unknown)")
                 }
                 if tokens.contains(where: { $0.name == name && $0.state(at: nowSeconds) == "active" }) {
-                    return ControlContext.refuse("name_taken", "an active token is named \(name): revoke it first")
+                    return CLIOutput.failure("name_taken", "an active token is named \(name): revoke it first")
                 }
                 let text = DebugToken.mint(context.table.random)
                 let token = DebugToken(
@@ -72,7 +72,7 @@ enum DebugTokenCommand {
                     routes: routes
                 )
                 guard try await store.create(token) else {
-                    return ControlContext.refuse("token_exists", "the minted token exists already: run again")
+                    return CLIOutput.failure("token_exists", "the minted token exists already: run again")
                 }
                 await context.audit(
                     "debug_token.create",
@@ -96,7 +96,7 @@ enum DebugTokenCommand {
                 let name = options["--name"] ?? ""
                 let live = tokens.filter { $0.name == name && $0.revokedAt == nil }
                 guard !live.isEmpty else {
-                    return ControlContext.refuse("not_found", "no unrevoked token is named \(name)")
+                    return CLIOutput.failure("not_found", "no unrevoked token is named \(name)")
                 }
                 for token in live {
                     _ = try await store.revoke(token, by: context.stamp.actor, at: nowSeconds)
@@ -109,7 +109,7 @@ enum DebugTokenCommand {
                 return 0
             }
         } catch {
-            return ControlContext.failure(error)
+            return CLIOutput.failure(error.reason, error.detail)
         }
     }
 

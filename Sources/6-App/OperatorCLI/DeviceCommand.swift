@@ -17,9 +17,9 @@ enum DeviceCommand {
 
     static func run(_ arguments: [String], environment: Environment = .process(), now: Date = Date()) async -> Int32 {
         guard let verb = arguments.first, ["show", "block", "unblock", "grant"].contains(verb) else {
-            return ControlContext.usageError(usage)
+            return CLIOutput.usageError(usage)
         }
-        guard let request = Request(verb, Array(arguments.dropFirst())) else { return ControlContext.usageError(usage) }
+        guard let request = Request(verb, Array(arguments.dropFirst())) else { return CLIOutput.usageError(usage) }
         guard let context = ControlContext.load(environment, now: now) else { return 1 }
         let controls = DeviceControls(table: context.table)
         do {
@@ -42,7 +42,7 @@ enum DeviceCommand {
                 )
             case .unblock(.device(let deviceID)):
                 guard try await controls.unblock(deviceID: deviceID) else {
-                    return ControlContext.refuse("not_blocked", "device \(deviceID) is not blocked")
+                    return CLIOutput.failure("not_blocked", "device \(deviceID) is not blocked")
                 }
                 await context.audit("device.unblock", ["device": .string(deviceID)])
                 CLIOutput.json(.object(["unblocked": .string(deviceID)]))
@@ -57,7 +57,7 @@ enum DeviceCommand {
                 )
             case .grant(let deviceID, let feature, let calls):
                 guard context.configuration.routes.contains(where: { $0.feature == feature }) else {
-                    return ControlContext.refuse("unknown_feature", "no route meters the feature \(feature)")
+                    return CLIOutput.failure("unknown_feature", "no route meters the feature \(feature)")
                 }
                 let day = context.today
                 let granted = try await controls.grant(
@@ -83,7 +83,7 @@ enum DeviceCommand {
                 return 0
             }
         } catch {
-            return ControlContext.failure(error)
+            return CLIOutput.failure(error.reason, error.detail)
         }
     }
 
@@ -97,10 +97,10 @@ enum DeviceCommand {
         let key = Bytes.base64(keyID)
         switch result {
         case .unknownKey:
-            return ControlContext.refuse("unknown_key", "no device ID ever registered the key \(key)")
+            return CLIOutput.failure("unknown_key", "no device ID ever registered the key \(key)")
         case .replaced(let deviceID):
             let what = action == "device.block_key" ? "holds another key now" : "does not hold a block of this key"
-            return ControlContext.refuse("key_not_current", "device \(deviceID) \(what)")
+            return CLIOutput.failure("key_not_current", "device \(deviceID) \(what)")
         case .applied(let deviceID):
             var details: [String: JSONValue] = ["key": .string(key), "device": .string(deviceID)]
             if let reason { details["reason"] = .string(reason) }

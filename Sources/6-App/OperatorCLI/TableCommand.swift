@@ -18,25 +18,25 @@ enum TableCommand {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async -> Int32 {
         guard let action = arguments.first, ["create", "describe"].contains(action) else {
-            return usageError(usage)
+            return CLIOutput.usageError(usage)
         }
         var tableName = environment["TABLE_NAME"]
         var rest = arguments.dropFirst()
         while let flag = rest.popFirst() {
             guard flag == "--table", let value = rest.popFirst(), !value.isEmpty else {
-                return usageError(usage)
+                return CLIOutput.usageError(usage)
             }
             tableName = value
         }
         guard let tableName, !tableName.isEmpty else {
-            return usageError("no table: pass --table or set TABLE_NAME")
+            return CLIOutput.usageError("no table: pass --table or set TABLE_NAME")
         }
 
         let settings: AWSEnvironment
         do {
             settings = try AWSEnvironment(environment)
         } catch {
-            return failure(slug: error.reason.slug, detail: error.detail)
+            return CLIOutput.failure(error.reason.slug, error.detail)
         }
         let client = DynamoDBClient(
             configuration: DynamoDBClient.configuration(settings),
@@ -67,7 +67,7 @@ enum TableCommand {
             CLIOutput.json(.object(output))
             return 0
         } catch {
-            return failure(slug: error.reason.slug, detail: error.detail)
+            return CLIOutput.failure(error.reason.slug, error.detail)
         }
     }
 
@@ -103,17 +103,5 @@ enum TableCommand {
             DynamoDBError.Reason(AWSError.Reason.deadlineExceeded),
             detail: "table not ACTIVE after 60 s"
         )
-    }
-
-    private static func usageError(_ message: String) -> Int32 {
-        CLIOutput.usage(message)
-        return 2
-    }
-
-    /// `{"error":"<slug>"}` on stdout, the detail on stderr, exit status 1.
-    private static func failure(slug: String, detail: String) -> Int32 {
-        CLIOutput.json(.object(["error": .string(slug)]))
-        if !detail.isEmpty { CLIOutput.usage(detail) }
-        return 1
     }
 }
