@@ -1,4 +1,4 @@
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AttestCore
@@ -17,21 +17,15 @@ import Testing
     }
 
     @Test func aLoggerStampsEveryLineFromItsClock() {
-        let sink = LinesSink()
+        let sink = CapturingLogSink()
         let logger = Logger(level: .debug, sink: sink, clock: { 951_782_400_123 })
         logger.warning("w")
         logger.record("decision")
-        let lines = sink.lines.withLock { $0 }
         #expect(
-            lines == [
+            sink.lines == [
                 #"{"level":"WARN","message":"w","timestamp":"2000-02-29T00:00:00.123Z"}"#,
                 #"{"level":"INFO","message":"decision","timestamp":"2000-02-29T00:00:00.123Z"}"#,
             ]
         )
     }
-}
-
-final class LinesSink: LogSink {
-    let lines = Mutex<[String]>([])
-    func write(line: String) { lines.withLock { $0.append(line) } }
 }
